@@ -1,0 +1,5 @@
+import sys
+
+from mcpspy.cli import main
+
+sys.exit(main())

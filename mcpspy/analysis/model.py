@@ -1,0 +1,160 @@
+"""The analysis's public vocabulary: what views (report, TUI, log) consume.
+
+Everything here is plain data. ``Analyzer.feed(record)`` (analysis/analyzer.py)
+returns a list of ``AnalysisEvent``s built from these types.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpspy.capture.records import Stream
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that ``max()`` gives the worst."""
+
+    INFO = 1  # legal, but worth seeing
+    WARNING = 2  # breaks a SHOULD, or almost surely a bug
+    ERROR = 3  # breaks a MUST / MUST NOT
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Kind(enum.Enum):
+    """What one line is."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+    ERROR_RESPONSE = "error"
+    INVALID = "invalid"  # JSON, but not a JSON-RPC message (or a batch)
+    NOT_JSON = "not-json"
+    STDERR = "stderr"
+
+
+class Era(enum.Enum):
+    UNKNOWN = "unknown"
+    MODERN = "2026-07-28"  # per-request _meta, no handshake
+    LEGACY = "legacy"  # `initialize` handshake, 2024-11-05 .. 2025-11-25
+
+
+class ExchangeState(enum.Enum):
+    PENDING = "pending"
+    ANSWERED = "answered"
+    ERROR = "error"
+    CANCELLED = "cancelled"  # a notifications/cancelled was sent for it
+    UNANSWERED = "unanswered"  # never answered: the session ended, or the server exited
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the findings catalogue."""
+
+    id: str  # stable, public: "stdout.not-json"
+    severity: Severity
+    summary: str  # one sentence for a person
+    source: str  # where the spec says so
+    bad: str = ""  # an example that breaks the rule
+    good: str = ""  # the same, done right
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: Rule
+    seq: int  # the record it is about
+    stream: Stream | None
+    message: str  # the sentence for this occurrence, with its specifics
+    related_seq: int | None = None  # e.g. the request a stray reply points back to
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+    @property
+    def severity(self) -> Severity:
+        return self.rule.severity
+
+
+@dataclass(slots=True)
+class Exchange:
+    """A request and what became of it. Mutable: the analysis updates it as replies land."""
+
+    request_seq: int
+    stream: Stream  # the direction the request travelled
+    id: Any  # str or int, as sent
+    method: str
+    sent_t: float
+    reply_seq: int | None = None
+    reply_t: float | None = None
+    state: ExchangeState = ExchangeState.PENDING
+    out_of_order: bool = False  # replied while an older request of its direction was pending
+    cancel_seq: int | None = None
+    long_lived: bool = False  # subscriptions/listen: open for the life of the process
+
+    @property
+    def latency(self) -> float | None:
+        return None if self.reply_t is None else self.reply_t - self.sent_t
+
+
+@dataclass(slots=True)
+class Message:
+    """One observed line, classified."""
+
+    seq: int
+    t: float
+    stream: Stream
+    kind: Kind
+    raw: bytes  # the line without its newline
+    terminated: bool
+    payload: Any = None  # the parsed JSON value, when it parsed
+    id: Any = None  # the JSON-RPC id, if any
+    method: str | None = None  # a response carries its request's method
+    exchange: Exchange | None = None
+    findings: list[Finding] = field(default_factory=list)
+    glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
+
+    @property
+    def size(self) -> int:
+        return len(self.raw) + (1 if self.terminated else 0)
+
+    @property
+    def severity(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+
+# --- events returned by Analyzer.feed / Analyzer.finish / Analyzer.check_pending
+
+
+@dataclass(frozen=True, slots=True)
+class MessageSeen:
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeUpdated:
+    """An exchange changed state: answered, cancelled, unanswered."""
+
+    exchange: Exchange
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRaised:
+    """A finding; also attached to its Message when it is about a line."""
+
+    finding: Finding
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleSeen:
+    seq: int
+    t: float
+    event: str
+    details: dict[str, Any]
+
+
+AnalysisEvent = MessageSeen | ExchangeUpdated | FindingRaised | LifecycleSeen

@@ -1,0 +1,1 @@
+"""The capture file: the one contract between the proxy and the views."""

@@ -1,0 +1,80 @@
+"""What a capture holds: a header, then line and lifecycle records. Pure data."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Stream(enum.Enum):
+    """Which pipe a line travelled on."""
+
+    C2S = "c2s"  # client -> server: the server's stdin
+    S2C = "s2c"  # server -> client: the server's stdout
+    ERR = "err"  # the server's stderr
+
+    @property
+    def arrow(self) -> str:
+        return {"c2s": "→", "s2c": "←", "err": "!"}[self.value]
+
+
+class Event(enum.Enum):
+    """Things that happen to the processes rather than on the pipes."""
+
+    SERVER_STARTED = "server-started"  # pid
+    STDIN_CLOSED = "stdin-closed"  # the client closed its end; the server's stdin is closed
+    SIGNAL_FORWARDED = "signal-forwarded"  # signal
+    GRACE_EXPIRED = "grace-expired"  # still running `grace` seconds after stdin closed
+    SERVER_TERMINATED = "server-terminated"  # mcpspy sent SIGTERM
+    SERVER_KILLED = "server-killed"  # mcpspy sent SIGKILL
+    SERVER_EXITED = "server-exited"  # code, or signal
+    CLIENT_GONE = "client-gone"  # writing to the client's stdout failed
+    CAPTURE_GAP = "capture-gap"  # bytes the capture could not keep up with
+    PROXY_STOPPED = "proxy-stopped"  # exit code of mcpspy
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The first record of every capture."""
+
+    format: str
+    session: str
+    started: str  # ISO 8601, UTC
+    command: tuple[str, ...]
+    name: str
+    cwd: str
+    mcpspy: str
+    pid: int
+
+
+@dataclass(frozen=True, slots=True)
+class LineRecord:
+    """One line seen on one stream, without its newline."""
+
+    seq: int
+    t: float  # seconds since the session started (monotonic clock)
+    stream: Stream
+    data: bytes
+    terminated: bool = True
+
+    @property
+    def wire(self) -> bytes:
+        """The bytes exactly as they were forwarded."""
+        return self.data + b"\n" if self.terminated else self.data
+
+    @property
+    def size(self) -> int:
+        return len(self.data) + (1 if self.terminated else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class LifecycleRecord:
+    """A process event; ``details`` carries pid, code, signal or byte counts."""
+
+    seq: int
+    t: float
+    event: Event
+    details: dict[str, int | str | float] = field(default_factory=dict)
+
+
+Record = LineRecord | LifecycleRecord

@@ -1,0 +1,164 @@
+"""Where sessions live, what they are called, and which are still live."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from mcpspy.capture.format import CaptureFormatError, decode_header
+from mcpspy.capture.records import Header
+
+#: Launchers whose first real argument names the server better than they do.
+LAUNCHERS = frozenset(
+    {
+        "node", "nodejs", "bun", "deno", "npx", "pnpx", "bunx", "uv", "uvx", "pipx",
+        "python", "python3", "py", "ruby", "php", "java", "sh", "bash", "zsh", "env",
+        "docker", "podman", "npm", "pnpm", "yarn", "tsx", "ts-node", "poetry", "run",
+        "exec", "tool",
+    }
+)
+
+
+def default_sessions_dir(env: Mapping[str, str] | None = None) -> Path:
+    """$MCPSPY_HOME, else $XDG_STATE_HOME/mcpspy/sessions, else ~/.local/state/mcpspy/sessions."""
+    env = os.environ if env is None else env
+    if env.get("MCPSPY_HOME"):
+        return Path(env["MCPSPY_HOME"]).expanduser()
+    state = env.get("XDG_STATE_HOME") or ""
+    if state and os.path.isabs(state):
+        return Path(state) / "mcpspy" / "sessions"
+    return home_sessions_dir(env)
+
+
+def home_sessions_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The default under HOME, where a client with a filtered environment writes."""
+    env = os.environ if env is None else env
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".local" / "state" / "mcpspy" / "sessions"
+
+
+def search_dirs(explicit: str | None = None, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Directories to look in for sessions: the named one, or the default and HOME's."""
+    if explicit:
+        return [Path(explicit).expanduser()]
+    dirs = [default_sessions_dir(env), home_sessions_dir(env)]
+    unique: list[Path] = []
+    for d in dirs:
+        if d not in unique:
+            unique.append(d)
+    return unique
+
+
+def server_name(command: Sequence[str]) -> str:
+    """A short name for the server: `node build/index.js` -> `index`."""
+    for arg in command:
+        base = os.path.basename(arg.rstrip("/"))
+        if not base or arg.startswith("-"):
+            continue
+        if base.split("@")[0] in LAUNCHERS or re.fullmatch(r"python[\d.]*", base):
+            continue
+        base = re.sub(r"@[\w.^~<>=-]*$", "", base)  # npm version pins: pkg@1.2.3
+        base = re.sub(r"\.(m?[jt]s|cjs|py|rb|sh|exe)$", "", base)
+        if base in ("index", "main", "server", "__main__", "cli") and len(command) > 1:
+            parent = os.path.basename(os.path.dirname(arg.rstrip("/")))
+            if parent and parent not in ("build", "dist", "src", "bin", "lib", "."):
+                base = parent
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-.")
+        if name:
+            return name[:40]
+    return "server"
+
+
+def session_file_name(started: datetime, name: str, pid: int) -> str:
+    """Sorts by time, shows the server: 20261202T193000.123Z-helpdesk-4242.jsonl."""
+    stamp = started.strftime("%Y%m%dT%H%M%S.") + f"{started.microsecond // 1000:03d}Z"
+    return f"{stamp}-{name}-{pid}.jsonl"
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create the sessions directory 0700: traffic holds tokens and customer data."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o700)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    path: Path
+    header: Header
+    live: bool  # the proxy that writes it is still running
+
+    @property
+    def session(self) -> str:
+        return self.header.session
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _last_line(path: Path, limit: int = 65536) -> bytes:
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - limit))
+        tail = f.read()
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    return lines[-1]
+
+
+def read_session(path: Path) -> SessionInfo | None:
+    """Header and liveness of one capture; None when it is not a capture."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(1 << 20)
+        header = decode_header(first)
+        ended = b'"event":"proxy-stopped"' in _last_line(path)
+    except (OSError, CaptureFormatError):
+        return None
+    return SessionInfo(path, header, live=not ended and _pid_alive(header.pid))
+
+
+def list_sessions(dirs: Iterable[Path]) -> list[SessionInfo]:
+    """Every capture in ``dirs``, oldest first."""
+    found: dict[Path, SessionInfo] = {}
+    for d in dirs:
+        try:
+            entries = sorted(d.glob("*.jsonl"))
+        except OSError:
+            continue
+        for path in entries:
+            key = path.resolve()
+            if key in found:
+                continue
+            info = read_session(path)
+            if info is not None:
+                found[key] = info
+    return sorted(found.values(), key=lambda s: (s.header.started, s.path.name))
+
+
+def find_session(ref: str, dirs: Iterable[Path]) -> SessionInfo | None:
+    """A session by path, id, file name or server name (the newest of that name)."""
+    candidate = Path(ref).expanduser()
+    if candidate.is_file():
+        return read_session(candidate)
+    sessions = list_sessions(dirs)
+    for s in reversed(sessions):
+        if ref in (s.session, s.path.name, s.path.stem):
+            return s
+    for s in reversed(sessions):
+        if s.header.name == ref or s.session.startswith(ref):
+            return s
+    return None

@@ -1,0 +1,80 @@
+"""Start the server and stop it: process group, signals, exit codes."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+
+import trio
+
+PR_SET_PDEATHSIG = 1
+
+
+def _parent_death_hook() -> Callable[[], None] | None:
+    """On Linux, ask the kernel to SIGTERM the server if mcpspy itself is killed."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # mcpspy died before the hook ran
+            os._exit(1)
+
+    return hook
+
+
+async def start_server(
+    command: Sequence[str], stdin: int, stdout: int, stderr: int
+) -> trio.Process:
+    """Start CMD in its own process group, looked up on PATH, with our env and cwd.
+
+    Its own group lets mcpspy signal the server and whatever it spawned
+    (`npx`, `uv run` and `sh -c` are wrappers) without signalling itself.
+    Raises OSError when the command cannot be started.
+    """
+    return await trio.lowlevel.open_process(
+        list(command),
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        process_group=0,
+        preexec_fn=_parent_death_hook(),
+    )
+
+
+def signal_group(proc: trio.Process, signum: int) -> bool:
+    """Send a signal to the server's process group; False when nothing was there."""
+    try:
+        os.killpg(proc.pid, signum)
+        return True
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return False
+    try:
+        proc.send_signal(signum)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def exit_status(returncode: int) -> int:
+    """mcpspy's exit code for the server's: its code, or 128+N for signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return str(signum)
