@@ -77,7 +77,9 @@ def proxy_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"mcpspy {__version__}")
-    p.add_argument("--capture", metavar="PATH", help="write the capture here instead of the sessions directory")
+    p.add_argument(
+        "--capture", metavar="PATH", help="write the capture here instead of the sessions directory"
+    )
     _home_option(p)
     p.add_argument("--name", help="the session's name (default: taken from CMD)")
     p.add_argument(

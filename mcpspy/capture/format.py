@@ -104,10 +104,8 @@ def decode_record(line: bytes) -> Record:
             details = {k: v for k, v in obj.items() if k not in ("seq", "t", "event")}
             return LifecycleRecord(seq, t, event, details)
         stream = Stream(obj["stream"])
-        if "text" in obj:
-            data = obj["text"].encode("utf-8")
-        else:
-            data = base64.b64decode(obj["b64"], validate=True)
+        text = obj.get("text")
+        data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
         return LineRecord(seq, t, stream, data, not obj.get("unterminated", False))
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CaptureFormatError(f"unreadable capture record: {exc}") from None
