@@ -29,7 +29,6 @@ class Event(enum.Enum):
     SERVER_KILLED = "server-killed"  # mcpspy sent SIGKILL
     SERVER_EXITED = "server-exited"  # code, or signal
     CLIENT_GONE = "client-gone"  # writing to the client's stdout failed
-    CAPTURE_GAP = "capture-gap"  # bytes the capture could not keep up with
     PROXY_STOPPED = "proxy-stopped"  # exit code of mcpspy
 
 
