@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcpspy.capture.sessions import (
+    default_sessions_dir,
+    find_session,
+    list_sessions,
+    search_dirs,
+    server_name,
+)
+from tests.conftest import MCPSPY
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (["node", "build/index.js"], "index"),
+        (["node", "/srv/helpdesk/index.js"], "helpdesk"),
+        (["npx", "-y", "@modelcontextprotocol/server-everything"], "server-everything"),
+        (["npx", "-y", "@modelcontextprotocol/server-everything@2025.9.12"], "server-everything"),
+        (["uv", "run", "weather.py"], "weather"),
+        (["python3", "-m", "mcpspy.demo.server"], "mcpspy.demo.server"),
+        (["/usr/local/bin/my-server", "--port", "3"], "my-server"),
+        (["cat"], "cat"),
+    ],
+)
+def test_server_name_names_the_server_not_its_launcher(command: list[str], name: str) -> None:
+    assert server_name(command) == name
+
+
+def test_sessions_dir_from_environment() -> None:
+    assert default_sessions_dir({"MCPSPY_HOME": "/x/s", "HOME": "/h"}) == Path("/x/s")
+    assert default_sessions_dir({"XDG_STATE_HOME": "/st", "HOME": "/h"}) == Path("/st/mcpspy/sessions")
+    assert default_sessions_dir({"HOME": "/h"}) == Path("/h/.local/state/mcpspy/sessions")
+    # A filtered environment writes under HOME: the views look there too.
+    assert search_dirs(env={"MCPSPY_HOME": "/x/s", "HOME": "/h"}) == [
+        Path("/x/s"), Path("/h/.local/state/mcpspy/sessions")
+    ]
+
+
+def test_each_process_is_a_session_found_by_id_name_or_path(tmp_path: Path) -> None:
+    for command in (["cat"], ["sort"]):
+        subprocess.run([*MCPSPY, "--home", str(tmp_path), "--", *command], input=b"b\na\n",
+                       capture_output=True, check=True, timeout=30)
+    sessions = list_sessions([tmp_path])
+    assert [s.header.name for s in sessions] == ["cat", "sort"]
+    assert not any(s.live for s in sessions)
+    first = sessions[0]
+    assert find_session(first.session, [tmp_path]) == first
+    assert find_session("sort", [tmp_path]) == sessions[1]
+    assert find_session(str(first.path), [tmp_path]) == first
+    assert find_session("nope", [tmp_path]) is None
