@@ -1,0 +1,290 @@
+"""mcpspy's benchmarks, side by side with a bare forwarder and the peers, in one run.
+
+    python benchmarks/run.py            the full run (a few minutes), updates BENCHMARKS.md
+    python benchmarks/run.py --quick    the same figures on fewer messages, under a minute
+    python benchmarks/run.py --smoke    tiny sizes: only proves every figure is produced
+
+Every figure is taken on this machine in this run, so the ratios against the
+bare forwarder are what to read: absolute times move with the machine's load.
+Results go to benchmarks/results/latest.json (or --json PATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import BenchError, big_line, latency, throughput
+from report import render_markdown, render_table, update_benchmarks_md
+from shims import BARE, DIRECT, HERE, MCPSPY, PEERS, Shim, ensure_peers, mcpspy_python, peer_env
+
+Figure = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Sizes:
+    latency_requests: int
+    latency_rounds: int
+    throughput_messages: int
+    big_line_bytes: int
+    memory_messages: int
+    capture_messages: int  # messages (requests + answers) in the capture the offline figures read
+    peer_budget_s: float  # a peer slower than this on the full count is measured on a tenth of it
+
+
+FULL = Sizes(5_000, 3, 100_000, 64 * 2**20, 1_000_000, 100_000, 60.0)
+QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 200_000, 20_000, 8.0)
+SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 20_000, 2_000, 3.0)
+
+
+def echo_server() -> list[str]:
+    return [sys.executable, str(HERE / "echo_server.py")]
+
+
+def attempt(what: Callable[[], Figure]) -> Figure:
+    """A figure, or the reason it could not be taken."""
+    try:
+        return what()
+    except (BenchError, OSError) as error:
+        return {"error": str(error)}
+
+
+def run_latency(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: Path) -> dict[str, Figure]:
+    """Rounds interleaved across the shims, so a burst of load hits all of them alike; median round."""
+    rounds: dict[str, list[Figure]] = {s.name: [] for s in shims}
+    for _ in range(sizes.latency_rounds):
+        for shim in shims:
+            if rounds[shim.name] and "error" in rounds[shim.name][-1]:
+                continue
+            command = shim.wrap(echo_server(), scratch)
+            rounds[shim.name].append(attempt(partial(latency, command, env, scratch, sizes.latency_requests)))
+    figures: dict[str, Figure] = {}
+    for name, taken in rounds.items():
+        failed = [f for f in taken if "error" in f]
+        if failed:
+            figures[name] = failed[0]
+            continue
+        figures[name] = {
+            "requests": sizes.latency_requests,
+            "rounds": len(taken),
+            "p50_us": statistics.median(f["p50_us"] for f in taken),
+            "p99_us": statistics.median(f["p99_us"] for f in taken),
+            "mean_us": statistics.median(f["mean_us"] for f in taken),
+        }
+    return figures
+
+
+def run_throughput(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: Path) -> dict[str, Figure]:
+    figures: dict[str, Figure] = {}
+    count = sizes.throughput_messages
+    for shim in shims:
+        measure = partial(throughput, shim.wrap(echo_server(), scratch), env, scratch)
+        if shim.peer:
+            probe = attempt(partial(measure, count // 10))
+            if "error" in probe or probe["seconds"] * 10 > sizes.peer_budget_s:
+                probe["note"] = (
+                    f"measured on {count // 10:,} messages: {count:,} would exceed the time budget"
+                )
+                figures[shim.name] = probe
+                continue
+        figures[shim.name] = attempt(partial(measure, count))
+    return figures
+
+
+def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: Path) -> dict[str, Figure]:
+    """One huge line through `cat`, alone and behind each shim."""
+    cat = [shutil.which("cat") or "cat"]
+    figures: dict[str, Figure] = {}
+    for shim in shims:
+        name = "cat" if shim is DIRECT else shim.name
+        figures[name] = attempt(
+            partial(big_line, shim.wrap(cat, scratch), env, scratch, sizes.big_line_bytes)
+        )
+    return figures
+
+
+def big_name(shim_name: str) -> str:
+    """The big-line figure's key: `cat` alone is the direct case."""
+    return "cat" if shim_name == "direct" else shim_name
+
+
+def capture_of(command: list[str]) -> Path:
+    return Path(command[command.index("--capture") + 1])
+
+
+def run_memory(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
+    """mcpspy's RSS sampled from /proc while a million messages go through it."""
+    command = MCPSPY.wrap(echo_server(), scratch)
+    figure = attempt(lambda: throughput(command, env, scratch, sizes.memory_messages))
+    capture_of(command).unlink(missing_ok=True)
+    if "error" not in figure:
+        growth = figure["rss_peak_mib"] - figure["rss_at_10pct_mib"]
+        figure["growth_after_10pct_mib"] = growth
+        figure["flat"] = growth <= max(8.0, 0.25 * figure["rss_at_10pct_mib"])
+    return figure
+
+
+def run_offline(sizes: Sizes, env: dict[str, str], scratch: Path) -> tuple[Figure, Figure]:
+    """A capture of ``capture_messages`` messages made by mcpspy, then analysed and opened offline."""
+    command = MCPSPY.wrap(echo_server(), scratch)
+    made = attempt(lambda: throughput(command, env, scratch, sizes.capture_messages // 2))
+    if "error" in made:
+        return made, made
+    capture = capture_of(command)
+    results: list[Figure] = []
+    for what in ("analysis", "tui"):
+        done = subprocess.run(
+            [mcpspy_python(), str(HERE / "offline.py"), what, str(capture)],
+            capture_output=True, text=True, env=env, cwd=scratch, timeout=600, check=False,
+        )  # fmt: skip
+        try:
+            figure: Figure = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            figure = {"error": f"exit {done.returncode}: {done.stderr.strip()[-400:]}"}
+        figure["capture_bytes"] = capture.stat().st_size
+        results.append(figure)
+    return results[0], results[1]
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ratios of every shim against the bare forwarder, and mcpspy's targets."""
+    lat, thr, big = results["latency"], results["throughput"], results["big_line"]
+
+    def num(figures: dict[str, Figure], name: str, key: str) -> float | None:
+        value = figures.get(name, {}).get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    def added(name: str, key: str) -> float | None:
+        shim, direct = num(lat, name, key), num(lat, "direct", key)
+        return None if shim is None or direct is None else max(shim - direct, 0.0)
+
+    ratios: dict[str, Any] = {}
+    for name in lat:
+        ratios[name] = {
+            "latency_p50": ratio(num(lat, name, "p50_us"), num(lat, "bare", "p50_us")),
+            "latency_p99": ratio(num(lat, name, "p99_us"), num(lat, "bare", "p99_us")),
+            "added_latency_p50": ratio(added(name, "p50_us"), added("bare", "p50_us")),
+            "added_latency_p99": ratio(added(name, "p99_us"), added("bare", "p99_us")),
+            "throughput": ratio(num(thr, name, "messages_per_s"), num(thr, "bare", "messages_per_s")),
+            "big_line_vs_cat": ratio(num(big, big_name(name), "seconds"), num(big, "cat", "seconds")),
+        }  # fmt: skip
+    mine = ratios.get("mcpspy", {})
+
+    def check(value: float | None, ok: Callable[[float], bool]) -> bool | None:
+        return None if value is None else ok(value)
+
+    targets = {
+        "added_latency_p50 <= 1.5x bare": check(mine.get("added_latency_p50"), lambda v: v <= 1.5),
+        "added_latency_p99 <= 1.5x bare": check(mine.get("added_latency_p99"), lambda v: v <= 1.5),
+        "throughput >= 0.5x bare": check(mine.get("throughput"), lambda v: v >= 0.5),
+        "64 MiB line <= 3x cat": check(mine.get("big_line_vs_cat"), lambda v: v <= 3.0),
+        "memory flat": results["memory"].get("flat"),
+    }
+    return ratios, targets
+
+
+def machine() -> dict[str, Any]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_avg_at_start": os.getloadavg()[0],
+        "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="fewer messages, under a minute")
+    size.add_argument("--smoke", action="store_true", help="tiny sizes, for the test suite")
+    parser.add_argument(
+        "--json", metavar="PATH", help="where to write the results (default: results/latest.json)"
+    )
+    parser.add_argument("--no-peers", action="store_true", help="measure only direct, bare and mcpspy")
+    parser.add_argument(
+        "--install-peers", action="store_true", help="create benchmarks/.peers-venv if missing"
+    )
+    parser.add_argument(
+        "--update-md", action="store_true", help="rewrite BENCHMARKS.md's table (default on full runs)"
+    )
+    args = parser.parse_args(argv)
+    sizes = SMOKE if args.smoke else QUICK if args.quick else FULL
+    mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    install = args.install_peers or (mode == "full" and not args.no_peers)
+
+    results: dict[str, Any] = {"mode": mode, "machine": machine(), "sizes": asdict(sizes)}
+    shims = [DIRECT, BARE, MCPSPY]
+    skipped = {p.name: "not asked (--no-peers)" for p in PEERS} if args.no_peers else ensure_peers(install)
+    shims += [p for p in PEERS if p.name not in skipped]
+    results["shims"] = {s.name: s.note for s in (DIRECT, BARE, MCPSPY, *PEERS)}
+
+    scratch = Path(tempfile.mkdtemp(prefix="mcpspy-bench-"))
+    env = peer_env(scratch)
+    try:
+        steps: list[tuple[str, Callable[[], Any]]] = [
+            ("latency", lambda: run_latency(shims, sizes, env, scratch)),
+            ("throughput", lambda: run_throughput(shims, sizes, env, scratch)),
+            ("big_line", lambda: run_big_line(shims, sizes, env, scratch)),
+            ("memory", lambda: run_memory(sizes, env, scratch)),
+            ("offline", lambda: run_offline(sizes, env, scratch)),
+        ]
+        for key, step in steps:
+            started = time.perf_counter()
+            print(f"[{mode}] {key} ...", file=sys.stderr, flush=True)
+            value = step()
+            if key == "offline":
+                results["analysis"], results["tui"] = value
+            else:
+                results[key] = value
+            print(
+                f"[{mode}] {key} done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True
+            )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for name, note in skipped.items():
+        for key in ("latency", "throughput", "big_line"):
+            results[key][name] = {"skipped": note}
+    results["ratios"], results["targets"] = compare(results)
+
+    print(render_table(results))
+    out = Path(args.json) if args.json else HERE / "results" / "latest.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    if args.update_md or mode == "full":
+        update_benchmarks_md(HERE.parent / "BENCHMARKS.md", render_markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
