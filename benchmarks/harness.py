@@ -118,8 +118,12 @@ class Session:
         self.write(INITIALIZED)
 
     def stderr_tail(self) -> str:
+        """The command's last stderr lines, each cut short (a crash may echo a 64 MiB line)."""
         self._stderr.flush()
-        text = self.stderr_path.read_bytes()[-300:].decode(errors="replace").strip()
+        with self.stderr_path.open("rb") as err:
+            err.seek(max(0, err.seek(0, os.SEEK_END) - (1 << 20)))
+            lines = err.read().decode(errors="replace").strip().splitlines()[-4:]
+        text = " | ".join(line[:160] + ("..." if len(line) > 160 else "") for line in lines)
         return f"; stderr: {text}" if text else ""
 
     def close(self) -> int | None:

@@ -26,7 +26,7 @@ def _note(figure: dict[str, Any]) -> str:
 
 def rows(results: dict[str, Any]) -> list[list[str]]:
     """One row per shim: latency, throughput, the big line, and ratios against bare."""
-    table = [["shim", "p50 us", "p99 us", "msg/s", "big line s", "p50/bare", "p99/bare",
+    table = [["shim", "p50 us", "p99 us", "+p50 us", "+p99 us", "msg/s", "big line s", "p50/bare", "p99/bare",
               "added p50/bare", "added p99/bare", "msg/s /bare", "big line /cat"]]  # fmt: skip
     for name in results["latency"]:
         lat = results["latency"][name]
@@ -35,6 +35,7 @@ def rows(results: dict[str, Any]) -> list[list[str]]:
         r = results["ratios"].get(name, {})
         table.append([
             name, _fmt(lat.get("p50_us"), ".0f"), _fmt(lat.get("p99_us"), ".0f"),
+            _fmt(r.get("added_p50_us"), ".0f"), _fmt(r.get("added_p99_us"), ".0f"),
             _fmt(thr.get("messages_per_s"), ",.0f"), _fmt(big.get("seconds"), ".3f"),
             _fmt(r.get("latency_p50"), ".2f"), _fmt(r.get("latency_p99"), ".2f"),
             _fmt(r.get("added_latency_p50"), ".2f"), _fmt(r.get("added_latency_p99"), ".2f"),

@@ -88,6 +88,8 @@ def test_ratios_targets_and_table(smoke: tuple[dict[str, Any], str]) -> None:
         assert is_number(mine[key]), (key, mine)
     assert results["ratios"]["bare"]["latency_p50"] == 1.0
     assert set(results["targets"]) == {
+        "latency_p50 <= 1.5x bare",
+        "latency_p99 <= 1.5x bare",
         "added_latency_p50 <= 1.5x bare",
         "added_latency_p99 <= 1.5x bare",
         "throughput >= 0.5x bare",
