@@ -49,7 +49,7 @@ def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: boo
         obj["b64"] = base64.b64encode(data).decode("ascii")
     if not terminated:
         obj["unterminated"] = True
-    return orjson.dumps(obj) + b"\n"
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def encode_record(record: Record) -> bytes:

@@ -1,7 +1,8 @@
 """Turn what the pumps read into capture records, in the order it was read.
 
-Pure: no I/O, no clock. A pump takes a ticket the moment a chunk is read,
-forwards the chunk, and only then hands it in. Pumps run concurrently, so
+Pure: no I/O, no clock, no locks (the proxy serialises ``ticket``). A pump
+takes a ticket the moment a chunk is read, forwards the chunk, and only then
+hands it in. Pumps run concurrently, so
 chunks can be handed in out of ticket order; the recorder holds them until
 every earlier ticket has come in, then splits them into lines and numbers the
 lines. That is how a reply is never numbered before the request it answers.
@@ -49,27 +50,40 @@ class Recorder:
     def end_of_stream(self, ticket: int, stream: Stream, t: float) -> None:
         self._waiting[ticket] = _Chunk(stream, t, b"")
 
-    def event(self, t: float, event: Event, **details: int | str | float) -> None:
-        """A lifecycle event, ordered where it happens."""
-        self._waiting[self.ticket()] = _Lifecycle(t, event, details)
-
-    @property
-    def has_ready(self) -> bool:
-        return self._next_due in self._waiting
+    def event(self, ticket: int, t: float, event: Event, **details: int | str | float) -> None:
+        """A lifecycle event, ordered where its ticket was taken."""
+        self._waiting[ticket] = _Lifecycle(t, event, details)
 
     def drain(self) -> list[Record]:
         """Records for every ticket handed in with no gap before it."""
         out: list[Record] = []
         while self._next_due in self._waiting:
-            item = self._waiting.pop(self._next_due)
+            self._emit(self._waiting.pop(self._next_due), out)
             self._next_due += 1
-            if isinstance(item, _Lifecycle):
-                self._seq += 1
-                out.append(LifecycleRecord(self._seq, item.t, item.event, item.details))
-                continue
-            splitter = self._splitters[item.stream]
-            lines = splitter.feed(item.data) if item.data else splitter.close()
-            for line in lines:
-                self._seq += 1
-                out.append(LineRecord(self._seq, item.t, item.stream, line.data, line.terminated))
         return out
+
+    def finish(self, t: float) -> list[Record]:
+        """Everything still held, at the end of the session.
+
+        A ticket that never came in (a write the server never read) no longer
+        holds back what came after it, and a stream that never reached its end
+        gives up its partial last line, unterminated.
+        """
+        out = self.drain()
+        for ticket in sorted(self._waiting):
+            self._emit(self._waiting.pop(ticket), out)
+        for stream, splitter in self._splitters.items():
+            for line in splitter.close():
+                self._seq += 1
+                out.append(LineRecord(self._seq, t, stream, line.data, line.terminated))
+        return out
+
+    def _emit(self, item: _Chunk | _Lifecycle, out: list[Record]) -> None:
+        if isinstance(item, _Lifecycle):
+            self._seq += 1
+            out.append(LifecycleRecord(self._seq, item.t, item.event, item.details))
+            return
+        splitter = self._splitters[item.stream]
+        for line in splitter.feed(item.data) if item.data else splitter.close():
+            self._seq += 1
+            out.append(LineRecord(self._seq, item.t, item.stream, line.data, line.terminated))

@@ -1,8 +1,8 @@
-"""Raw, non-blocking file-descriptor I/O on trio.
+"""Blocking file-descriptor I/O for the pump threads, and fd hygiene.
 
-trio's FdStream checkpoints before every read and write; forwarding a line
-as soon as it is read matters more here, so the pumps talk to the fds
-directly and wait on the kernel only when a read or write would block.
+The pumps block in ``read``/``write`` on their own threads: the kernel wakes a
+blocked reader the moment bytes land, which no event loop hop can beat, and
+mcpspy's own stdio (often a shared terminal) never has to turn non-blocking.
 """
 
 from __future__ import annotations
@@ -11,48 +11,44 @@ import errno
 import os
 import select
 
-import trio
-
 READ_SIZE = 1 << 20
 
 
-async def read_some(fd: int, size: int = READ_SIZE) -> bytes:
-    """The next chunk, or b"" at end of stream (EIO from a hung-up terminal counts)."""
+def read_chunk(fd: int, size: int = READ_SIZE) -> bytes:
+    """The next chunk, or b"" at end of stream (a hung-up terminal's EIO counts)."""
     while True:
         try:
             return os.read(fd, size)
-        except BlockingIOError:
-            await trio.lowlevel.wait_readable(fd)
+        except InterruptedError:
+            continue
+        except BlockingIOError:  # handed to us non-blocking: wait as if it were not
+            select.select([fd], [], [])
         except OSError as exc:
             if exc.errno in (errno.EIO, errno.EBADF):
                 return b""
             raise
 
 
-async def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     """Write every byte; raises OSError (EPIPE, ...) when the reader is gone."""
     view = memoryview(data)
     while view:
         try:
             written = os.write(fd, view)
+        except InterruptedError:
+            continue
         except BlockingIOError:
-            await trio.lowlevel.wait_writable(fd)
+            select.select([], [fd], [])
             continue
         view = view[written:]
 
 
-def write_all_sync(fd: int, data: bytes) -> None:
-    """For mcpspy's own few lines on stderr, which may be non-blocking too."""
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(fd, view)
-        except BlockingIOError:
-            select.select([], [fd], [], 1.0)
-            continue
-        except OSError:
-            return
-        view = view[written:]
+def write_quietly(fd: int, data: bytes) -> None:
+    """For mcpspy's own few lines on stderr: never raise."""
+    try:
+        write_all(fd, data)
+    except OSError:
+        pass
 
 
 def ensure_std_fds() -> None:
@@ -67,22 +63,8 @@ def ensure_std_fds() -> None:
                 os.close(null)
 
 
-class NonBlocking:
-    """Set fds non-blocking for the proxy's life; put them back as they were."""
-
-    def __init__(self, *fds: int) -> None:
-        self._saved: list[tuple[int, bool]] = []
-        for fd in fds:
-            try:
-                self._saved.append((fd, os.get_blocking(fd)))
-                os.set_blocking(fd, False)
-            except OSError:
-                pass
-
-    def restore(self) -> None:
-        for fd, blocking in self._saved:
-            try:
-                os.set_blocking(fd, blocking)
-            except OSError:
-                pass
-        self._saved.clear()
+def close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass

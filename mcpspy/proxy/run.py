@@ -4,16 +4,20 @@
     client stdout <--s2c--  server stdout
     own stderr    <--err--  server stderr
 
-Each pump takes the chunk's time and place in the record order the moment it
-is read, forwards it, and only then hands it to the recorder; the writer task
-turns what has been handed in into records and appends them to the capture.
+Each pump is a blocking loop on a worker thread that the nursery owns. It
+takes the chunk's time and place in the record order the moment the chunk is
+read, forwards it, and only then hands it to the trio side, which turns what
+has been handed in into records and appends them to the capture. Trio owns
+everything else: the server process, signals, the exit grace, the sinks.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,10 +31,11 @@ from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Header, Record, Stream
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.fdio import NonBlocking, ensure_std_fds, read_some, write_all, write_all_sync
+from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_all, write_quietly
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+BATCH_WINDOW = 0.002
 KILL_AFTER = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_AFTER_EXIT = 2.0  # how long a server's children may hold its pipes open after it exits
 EXIT_CANNOT_START = 127
@@ -50,11 +55,7 @@ class ProxyConfig:
 def run(config: ProxyConfig) -> int:
     """Run the proxy until the server has exited; return the server's exit status."""
     ensure_std_fds()
-    blocking = NonBlocking(0, 1, 2)
-    try:
-        return trio.run(Proxy(config).main)
-    finally:
-        blocking.restore()
+    return trio.run(Proxy(config).main)
 
 
 def capture_path(config: ProxyConfig, started: datetime, name: str) -> tuple[Path, bool]:
@@ -70,33 +71,55 @@ class Proxy:
         self.config = config
         self.recorder = Recorder()
         self._t0 = time.monotonic()
+        self._order = threading.Lock()  # one sequence across the pump threads and trio
         self._wake = trio.Event()
         self._sinks: list[Callable[[list[Record]], None]] = []
         self._server_exited = trio.Event()
         self._client_gone = False
-        self._server_stdin_gone = False
         self._kill_timer_started = False
-        self._server_stdin = -1
+        self._token: trio.lowlevel.TrioToken | None = None
+        # Pump threads append here without waking anyone, unless the writer sleeps.
+        self._handed_in: deque[tuple[int, Stream, float, bytes]] = deque()
+        self._writer_asleep = False
 
     # --- own messages: stderr only, and only when asked (a failing capture always says so)
 
-    def now(self) -> float:
-        return time.monotonic() - self._t0
-
     def warn(self, message: str) -> None:
-        write_all_sync(2, message.encode("utf-8", "replace") + b"\n")
+        write_quietly(2, message.encode("utf-8", "replace") + b"\n")
 
     def say(self, message: str) -> None:
         if self.config.verbose:
             self.warn(f"mcpspy: {message}")
 
+    # --- the record order
+
+    def _stamp(self) -> tuple[int, float]:
+        """A place in the record order and the time, taken together (any thread)."""
+        with self._order:
+            return self.recorder.ticket(), time.monotonic() - self._t0
+
     def event(self, event: Event, **details: int | str | float) -> None:
-        self.recorder.event(self.now(), event, **details)
+        ticket, t = self._stamp()
+        self.recorder.event(ticket, t, event, **details)
         self._wake.set()
+
+    def _take_handed_in(self) -> bool:
+        """Move what the pumps handed in to the recorder; False when there was nothing."""
+        handed_in = self._handed_in
+        if not handed_in:
+            return False
+        while handed_in:
+            ticket, stream, t, data = handed_in.popleft()
+            if data:
+                self.recorder.chunk(ticket, stream, t, data)
+            else:
+                self.recorder.end_of_stream(ticket, stream, t)
+        return True
 
     # --- the session
 
     async def main(self) -> int:
+        self._token = trio.lowlevel.current_trio_token()
         config = self.config
         started = datetime.now(UTC)
         name = config.name or server_name(config.command)
@@ -118,11 +141,15 @@ class Proxy:
         if config.log is not None:
             self._sinks.append(self._open_log(config.log))
         self.say(f"capture: {path}")
-        with trio.open_signal_receiver(*FORWARDED_SIGNALS) as signals:
-            status = await self._serve(signals)
-        self.recorder.event(self.now(), Event.PROXY_STOPPED, code=status)
-        self._flush()
-        capture.close()
+        try:
+            with trio.open_signal_receiver(*FORWARDED_SIGNALS) as signals:
+                status = await self._serve(signals)
+            self.event(Event.PROXY_STOPPED, code=status)
+        finally:
+            _, t = self._stamp()
+            self._take_handed_in()
+            self._emit(self.recorder.finish(t))
+            capture.close()
         return status
 
     async def _serve(self, signals: AsyncIterator[int]) -> int:
@@ -141,12 +168,11 @@ class Proxy:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):
                 os.close(fd)
-        for fd in (stdin_w, stdout_r, stderr_r):
-            os.set_blocking(fd, False)
-        self._server_stdin = stdin_w
         self.event(Event.SERVER_STARTED, pid=proc.pid)
         self.say(f"started {' '.join(self.config.command)} (pid {proc.pid})")
 
+        # Each pump thread owns its pipe end and closes it at end of stream; an
+        # abandoned pump (a client that never closes stdin) dies with the process.
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer)
@@ -163,9 +189,6 @@ class Proxy:
                     server_side.cancel_scope.cancel()
                 nursery.cancel_scope.cancel()
         finally:
-            self._close_server_stdin()
-            for fd in (stdout_r, stderr_r):
-                _close_quietly(fd)
             if proc.returncode is None:  # we are being torn down: leave no server behind
                 signal_group(proc, signal.SIGKILL)
                 with trio.CancelScope(shield=True):
@@ -198,30 +221,46 @@ class Proxy:
         src: int,
         dst: int,
         on_write_error: Callable[[OSError], None] | None,
+        close_dst: bool = False,
     ) -> None:
-        """Copy src to dst until EOF, recording every chunk in read order."""
+        await trio.to_thread.run_sync(
+            self._pump_blocking, stream, src, dst, on_write_error, close_dst, abandon_on_cancel=True
+        )
+
+    def _pump_blocking(
+        self,
+        stream: Stream,
+        src: int,
+        dst: int,
+        on_write_error: Callable[[OSError], None] | None,
+        close_dst: bool,
+    ) -> None:
+        """Copy src to dst until EOF, on a worker thread; every chunk goes to the recorder."""
+        assert self._token is not None
         forwarding = True
-        while True:
-            data = await read_some(src)
-            t = self.now()
-            ticket = self.recorder.ticket()
-            try:
+        try:
+            while True:
+                data = read_chunk(src)
+                ticket, t = self._stamp()
                 if data and forwarding:
                     try:
-                        await write_all(dst, data)
+                        write_all(dst, data)
                     except OSError as exc:
                         forwarding = False
                         if on_write_error is not None:
-                            on_write_error(exc)
-            finally:
-                if data:
-                    self.recorder.chunk(ticket, stream, t, data)
-                else:
-                    self.recorder.end_of_stream(ticket, stream, t)
-                self._wake.set()
-            if not data:
-                return
-            await trio.lowlevel.checkpoint()
+                            self._token.run_sync_soon(on_write_error, exc)
+                self._handed_in.append((ticket, stream, t, data))
+                if self._writer_asleep:
+                    self._writer_asleep = False
+                    self._token.run_sync_soon(self._wake.set)
+                if not data:
+                    return
+        except trio.RunFinishedError:
+            return  # abandoned, and the proxy has finished: nothing left to tell
+        finally:
+            close_quietly(src)
+            if close_dst:
+                close_quietly(dst)
 
     def _on_client_gone(self, exc: OSError) -> None:
         if not self._client_gone:
@@ -229,18 +268,9 @@ class Proxy:
             self.event(Event.CLIENT_GONE, error=exc.strerror or str(exc))
             self.say("the client stopped reading stdout; still recording the server")
 
-    def _close_server_stdin(self) -> None:
-        fd, self._server_stdin = self._server_stdin, -1
-        _close_quietly(fd)
-
     async def _pump_client(self, stdin_w: int, proc: trio.Process, nursery: trio.Nursery) -> None:
-        """Client stdin to server stdin; at client EOF, close the server's stdin."""
-
-        def server_stdin_gone(exc: OSError) -> None:
-            self._server_stdin_gone = True
-
-        await self._pump(Stream.C2S, 0, stdin_w, server_stdin_gone)
-        self._close_server_stdin()
+        """Client stdin to server stdin; at client EOF, the server's stdin is closed."""
+        await self._pump(Stream.C2S, 0, stdin_w, None, close_dst=True)
         self.event(Event.STDIN_CLOSED)
         self.say("the client closed stdin; closed the server's stdin")
         nursery.start_soon(self._grace_watchdog, proc)
@@ -253,17 +283,17 @@ class Proxy:
             return
         self.event(Event.GRACE_EXPIRED, grace=grace)
         self.say(f"the server is still running {grace:g}s after its stdin closed; terminating it")
-        await self._terminate(proc)
-
-    async def _terminate(self, proc: trio.Process) -> None:
         if signal_group(proc, signal.SIGTERM):
             self.event(Event.SERVER_TERMINATED)
-        with trio.move_on_after(KILL_AFTER):
+        await self._kill_unless_exited(proc, KILL_AFTER)
+
+    async def _kill_unless_exited(self, proc: trio.Process, after: float) -> None:
+        with trio.move_on_after(after):
             await self._server_exited.wait()
             return
         if signal_group(proc, signal.SIGKILL):
             self.event(Event.SERVER_KILLED)
-            self.say("the server ignored SIGTERM; killed it")
+            self.say("the server did not exit; killed it")
 
     async def _relay_signals(
         self, signals: AsyncIterator[int], proc: trio.Process, nursery: trio.Nursery
@@ -274,25 +304,26 @@ class Proxy:
             self.say(f"passed {signal_name(signum)} on to the server")
             if not self._kill_timer_started:
                 self._kill_timer_started = True
-                nursery.start_soon(self._kill_later, proc)
-
-    async def _kill_later(self, proc: trio.Process) -> None:
-        with trio.move_on_after(self.config.exit_grace + KILL_AFTER):
-            await self._server_exited.wait()
-            return
-        if signal_group(proc, signal.SIGKILL):
-            self.event(Event.SERVER_KILLED)
+                nursery.start_soon(self._kill_unless_exited, proc, self.config.exit_grace + KILL_AFTER)
 
     # --- sinks
 
     async def _writer(self) -> None:
+        """Write what has come in, in batches; sleep until woken when nothing comes."""
         while True:
+            if self._take_handed_in():
+                self._emit(self.recorder.drain())
+                await trio.sleep(BATCH_WINDOW)
+                continue
+            self._writer_asleep = True
+            if self._handed_in:  # a pump appended before it saw the flag
+                self._writer_asleep = False
+                continue
             await self._wake.wait()
             self._wake = trio.Event()
-            self._flush()
+            self._emit(self.recorder.drain())
 
-    def _flush(self) -> None:
-        records = self.recorder.drain()
+    def _emit(self, records: list[Record]) -> None:
         if records:
             for sink in self._sinks:
                 sink(records)
@@ -300,13 +331,5 @@ class Proxy:
     def _open_log(self, target: str) -> Callable[[list[Record]], None]:
         from mcpspy.proxy.log import open_log_sink
 
-        return open_log_sink(target, self.warn)
-
-
-def _close_quietly(fd: int) -> None:
-    if fd < 0:
-        return
-    try:
-        os.close(fd)
-    except OSError:
-        pass
+        sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn)
+        return sink

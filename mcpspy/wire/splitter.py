@@ -48,8 +48,9 @@ class LineSplitter:
         if end == -1:
             self._scanned = len(self._buffer)
             return []
-        lines = [Line(bytes(self._buffer[:end]))]
-        rest = bytes(self._buffer[end + 1 :])
+        with memoryview(self._buffer) as view:  # one copy of a long line, not two
+            lines = [Line(bytes(view[:end]))]
+            rest = bytes(view[end + 1 :])
         self._buffer.clear()
         self._scanned = 0
         lines.extend(self._split_fresh(rest))
