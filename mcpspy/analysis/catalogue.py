@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mcpspy.analysis.model import Rule, Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 STDIO = "2026-07-28/basic/transports/stdio.mdx"
 BASE = "2026-07-28/basic/index.mdx"
 REQ = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}'
@@ -42,13 +42,13 @@ def _framing(prefix: str, side: str, who: str) -> list[Rule]:
         Rule(f"{prefix}.invalid-utf8", E,
              "A line is not valid UTF-8: JSON-RPC messages must be UTF-8 encoded.",
              "2026-07-28/basic/transports/index.mdx \u00a7Messages", bad="\\xff\\xfe{...}", good=ex),
-        Rule(f"{prefix}.crlf", I,
+        Rule(f"{prefix}.crlf", INFO,
              "The line ends in \\r\\n: most readers strip the \\r, but some keep it in the message.",
              f"{STDIO} (messages are delimited by newlines)", bad=ex + "\\r\\n", good=ex + "\\n"),
         Rule(f"{prefix}.unterminated", W,
              "The last line ended without a newline: a reader waiting for the newline never sees it.",
              f"{STDIO} (derived: \"delimited by newlines\")", bad=ex + "<EOF>", good=ex + "\\n"),
-        Rule(f"{prefix}.blank-line", I,
+        Rule(f"{prefix}.blank-line", INFO,
              "An empty line: not a message; most readers skip it.",
              "seed \u00a7\"Reading Lines\" (derived)", bad="", good=ex),
     ]
@@ -103,7 +103,7 @@ RULES_TABLE: list[Rule] = [
          "send further messages for it.",
          f"{STDIO} \u00a7Cancellation; 2026-07-28/basic/patterns/cancellation.mdx",
          bad="notifications/cancelled for id 4, then a reply to 4", good="no reply after the cancel"),
-    Rule("pairing.out-of-order", I,
+    Rule("pairing.out-of-order", INFO,
          "A reply overtook the reply to an older request: legal, since replies are matched by id, but "
          "a client that matches by position breaks.", f"{STDIO} \u00a7Receiving Messages",
          bad="(legal) replies 3 then 2", good="(any order is legal)"),

@@ -75,7 +75,7 @@ def classify_line(raw: bytes) -> Parsed:
 def _split_glued(body: bytes) -> tuple[bytes, Any] | None:
     """`ready {"jsonrpc":...}`: stray text, then a JSON-RPC message on the same line."""
     start = body.find(b"{")
-    while 0 < start:
+    while start > 0:
         try:
             message = orjson.loads(body[start:])
         except orjson.JSONDecodeError:
@@ -92,7 +92,8 @@ def classify_message(payload: Any) -> Parsed:
     if isinstance(payload, list):
         return Parsed(Kind.INVALID, payload, problems=[("jsonrpc.batch", "a JSON array (a batch)")])
     if not isinstance(payload, dict):
-        return Parsed(Kind.INVALID, payload, problems=[("jsonrpc.invalid", "a JSON value that is not an object")])
+        problem = ("jsonrpc.invalid", "a JSON value that is not an object")
+        return Parsed(Kind.INVALID, payload, problems=[problem])
     problems: list[tuple[str, str]] = []
     if payload.get("jsonrpc") != "2.0":
         got = payload.get("jsonrpc", None)
