@@ -1,0 +1,1 @@
+"""Views of a finished capture: text, JSON and Markdown reports, and the rules catalogue."""

@@ -1,0 +1,103 @@
+"""`mcpspy report` and `mcpspy rules`: find the capture, analyse it, print a view.
+
+Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
+2 the capture could not be found, read, or is of a newer format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mcpspy.analysis.model import Severity
+from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.report.summary import analyze, summarize
+
+EXIT_FINDINGS = 1
+EXIT_UNREADABLE = 2
+
+FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
+
+
+class ReportError(Exception):
+    """A capture that cannot be reported on; the message is the one line the user sees."""
+
+
+def locate(ref: str | None, home: str | None) -> Path:
+    """The capture to report on: a path, a session id or name, or the newest session."""
+    dirs = search_dirs(home)
+    if ref is None:
+        sessions = list_sessions(dirs)
+        if not sessions:
+            raise ReportError(f"no sessions found in {', '.join(str(d) for d in dirs)}")
+        return sessions[-1].path
+    path = Path(ref).expanduser()
+    if path.exists():
+        if not path.is_file():
+            raise ReportError(f"{ref}: not a file")
+        return path
+    info = find_session(ref, dirs)
+    if info is None:
+        raise ReportError(f"{ref}: no such file, and no session by that id or name")
+    return info.path
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        path = locate(args.file, args.home)
+        capture = read_capture(path)
+    except ReportError as exc:
+        return _fail(str(exc))
+    except CaptureFormatError as exc:
+        return _fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+    except OSError as exc:
+        return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
+    summary = summarize(capture, path, analyze(capture, args.slow))
+    if args.json:
+        from mcpspy.report.json_ import render_json
+
+        text = render_json(summary)
+    elif args.markdown:
+        from mcpspy.report.markdown import render_markdown
+
+        text = render_markdown(summary)
+    else:
+        from mcpspy.report.text import render_text
+
+        text = render_text(summary)
+    _print(text)
+    threshold = FAIL_ON[args.fail_on]
+    worst = summary.worst
+    return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from mcpspy.analysis.catalogue import RULES
+    from mcpspy.report.rules import close_matches, explain_rule, rules_table
+
+    if args.rule is None:
+        _print(rules_table(RULES))
+        return 0
+    rule = RULES.get(args.rule)
+    if rule is None:
+        hint = close_matches(args.rule, RULES)
+        suggestion = f"; did you mean {', '.join(hint)}?" if hint else "; `mcpspy rules` lists them all"
+        return _fail(f"no rule {args.rule!r}{suggestion}", prog="mcpspy rules")
+    _print(explain_rule(rule))
+    return 0
+
+
+def _print(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `mcpspy report | head` is fine
+        pass
+
+
+def _fail(message: str, prog: str = "mcpspy report") -> int:
+    print(f"{prog}: {message}", file=sys.stderr)
+    return EXIT_UNREADABLE

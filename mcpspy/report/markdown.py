@@ -1,0 +1,97 @@
+"""The Markdown transcript: the session as a lesson would show it.
+
+Each message is pretty-printed in a json block, each reply sits under its
+request with its latency, each finding under the line it is about, and stray
+lines are shown raw, exactly as they travelled.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from mcpspy.analysis.model import Finding, Kind, Message
+from mcpspy.report.summary import Summary, describe_exit, exchange_state
+
+DIRECTION = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}
+
+
+def fence(body: str, lang: str = "") -> str:
+    """A code block whose fence is longer than any backtick run inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{body}\n{ticks}"
+
+
+def _body(message: Message) -> str:
+    if message.payload is not None and message.kind not in (Kind.NOT_JSON, Kind.STDERR):
+        pretty = orjson.dumps(message.payload, option=orjson.OPT_INDENT_2).decode()
+        if message.glued_prefix:
+            stray = message.glued_prefix.decode("utf-8", "backslashreplace")
+            return fence(stray, "text") + "\n\n" + fence(pretty, "json")
+        return fence(pretty, "json")
+    text = message.raw.decode("utf-8", "backslashreplace")
+    return fence(text if message.terminated else text + "  ⟨no newline⟩", "text")
+
+
+def _title(message: Message, summary: Summary) -> str:
+    parts = [f"seq {message.seq}", DIRECTION[message.stream.value], message.kind.value]
+    if message.method:
+        parts.append(f"`{message.method}`")
+    if message.id is not None:
+        parts.append(f"id `{message.id!r}`")
+    line = summary.line_of.get(message.seq)
+    if line:
+        parts.append(f"capture line {line}")
+    return " · ".join(parts)
+
+
+def _findings(findings: list[Finding]) -> list[str]:
+    return [f"> **{f.severity.label}** `{f.id}`: {f.message} ({f.rule.source})" for f in findings]
+
+
+def _message_block(message: Message, summary: Summary, heading: str = "###") -> list[str]:
+    out = [f"{heading} {_title(message, summary)}", "", _body(message), ""]
+    if message.findings:
+        out += [*_findings(message.findings), ""]
+    return out
+
+
+def render_markdown(summary: Summary) -> str:
+    header = summary.capture.header
+    a = summary.analyzer
+    duration = "unknown" if summary.duration is None else f"{summary.duration:.3f}s"
+    out = [
+        f"# mcpspy transcript: {header.name}",
+        "",
+        f"- session: `{header.session}`",
+        f"- command: `{' '.join(header.command)}`",
+        f"- started: {header.started}, duration {duration}, exit {describe_exit(summary.exit)}",
+        f"- era: {a.era.value}, protocol version {a.protocol_version or 'unknown'}",
+        f"- findings: {len(summary.findings)}",
+        "",
+    ]
+    shown: set[int] = set()
+    for message in a.messages:
+        if message.seq in shown:
+            continue
+        shown.add(message.seq)
+        out += _message_block(message, summary)
+        ex = message.exchange
+        if message.kind is Kind.REQUEST and ex is not None and ex.request_seq == message.seq:
+            reply = summary.message_at(ex.reply_seq) if ex.reply_seq is not None else None
+            if reply is not None and reply.seq not in shown:
+                shown.add(reply.seq)
+                latency = "" if ex.latency is None else f" after {ex.latency * 1000:.1f} ms"
+                out.append(f"**reply** ({exchange_state(ex)}{latency}):")
+                out.append("")
+                out += _message_block(reply, summary, heading="####")
+            elif reply is None:
+                out += [f"*{exchange_state(ex)}: no reply was seen.*", ""]
+    loose = [f for f in summary.findings if summary.message_at(f.seq) is None]
+    if loose:
+        out += ["## Other findings", "", *_findings(loose), ""]
+    if summary.capture.problems:
+        out += ["## Capture problems", "", *(f"- {p}" for p in summary.capture.problems), ""]
+    return "\n".join(out)

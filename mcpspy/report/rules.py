@@ -1,0 +1,43 @@
+"""`mcpspy rules`: the findings catalogue as a table, or one rule explained."""
+
+from __future__ import annotations
+
+import difflib
+
+from mcpspy.analysis.model import Rule
+
+
+def rules_table(rules: dict[str, Rule]) -> str:
+    rows = sorted(rules.values(), key=lambda r: r.id)
+    if not rows:
+        return "no rules\n"
+    id_w = max(len("ID"), *(len(r.id) for r in rows))
+    sev_w = len("SEVERITY")
+    sum_w = min(80, max(len("SUMMARY"), *(len(r.summary) for r in rows)))
+    lines = [f"{'ID':<{id_w}}  {'SEVERITY':<{sev_w}}  {'SUMMARY':<{sum_w}}  SOURCE"]
+    for r in rows:
+        summary = r.summary if len(r.summary) <= sum_w else r.summary[: sum_w - 1] + "…"
+        lines.append(f"{r.id:<{id_w}}  {r.severity.label:<{sev_w}}  {summary:<{sum_w}}  {r.source}")
+    return "\n".join(lines) + "\n"
+
+
+def explain_rule(rule: Rule) -> str:
+    lines = [
+        rule.id,
+        f"severity  {rule.severity.label}",
+        f"summary   {rule.summary}",
+        f"source    {rule.source}",
+    ]
+    for label, example in (("bad", rule.bad), ("good", rule.good)):
+        if example:
+            lines += ["", f"{label}:"] + [f"    {line}" for line in example.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def close_matches(wanted: str, rules: dict[str, Rule]) -> list[str]:
+    """Rule ids a mistyped one probably meant: near spellings first, then ids sharing a part."""
+    ids = sorted(rules)
+    near = difflib.get_close_matches(wanted, ids, n=5, cutoff=0.6)
+    parts = {p for p in wanted.lower().replace("-", ".").split(".") if p}
+    sharing = [i for i in ids if parts & set(i.lower().replace("-", ".").split(".")) and i not in near]
+    return (near + sharing)[:5]

@@ -1,0 +1,136 @@
+"""What every report view shows, computed once from a capture and its analysis.
+
+The text, JSON and Markdown views only format a ``Summary``; the figures
+(counts, latency percentiles, exchange states) are decided here, in one place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Message, Severity
+from mcpspy.capture.reader import Capture
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
+
+if TYPE_CHECKING:
+    from mcpspy.analysis.analyzer import Analyzer
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """Reply times of one method, in milliseconds."""
+
+    method: str
+    count: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+
+@dataclass
+class Summary:
+    capture: Capture
+    path: Path
+    analyzer: Analyzer
+    duration: float | None
+    exit: dict[str, Any] | None  # server-exited details: code, or signal
+    counts: dict[str, dict[str, int]]  # stream -> kind -> number of messages
+    latency: list[Latency]
+    findings: list[Finding]  # worst first, then in seq order
+    line_of: dict[int, int] = field(default_factory=dict)  # seq -> line number in the capture file
+
+    @property
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def message_at(self, seq: int) -> Message | None:
+        return self._by_seq.get(seq)
+
+    def __post_init__(self) -> None:
+        self._by_seq = {m.seq: m for m in self.analyzer.messages}
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile: always a value that was actually measured."""
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def exchange_state(exchange: Exchange) -> str:
+    """The report's state word: an out-of-order reply is called so, whatever it carried."""
+    if exchange.out_of_order and exchange.state in (ExchangeState.ANSWERED, ExchangeState.ERROR):
+        return "out-of-order"
+    return exchange.state.value
+
+
+def latencies(exchanges: list[Exchange]) -> list[Latency]:
+    by_method: dict[str, list[float]] = {}
+    for ex in exchanges:
+        if ex.latency is not None and not ex.long_lived:
+            by_method.setdefault(ex.method, []).append(ex.latency * 1000.0)
+    rows = []
+    for method, values in sorted(by_method.items()):
+        values.sort()
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+        rows.append(Latency(method, len(values), p50, p95, values[-1]))
+    return rows
+
+
+def summarize(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
+    """Gather the figures every view prints."""
+    duration: float | None = None
+    exit_details: dict[str, Any] | None = None
+    line_of: dict[int, int] = {}
+    for index, record in enumerate(capture.records):
+        line_of[record.seq] = index + 2  # line 1 is the header
+        duration = record.t if duration is None else max(duration, record.t)
+        if isinstance(record, LifecycleRecord) and record.event is Event.SERVER_EXITED:
+            exit_details = dict(record.details)
+    counts: dict[str, dict[str, int]] = {}
+    tally = Counter((m.stream.value, m.kind.value) for m in analyzer.messages)
+    for stream in Stream:
+        kinds = {kind: n for (s, kind), n in sorted(tally.items()) if s == stream.value}
+        if kinds:
+            counts[stream.value] = kinds
+    findings = sorted(analyzer.findings, key=lambda f: (-f.severity, f.seq))
+    return Summary(
+        capture=capture,
+        path=path,
+        analyzer=analyzer,
+        duration=duration,
+        exit=exit_details,
+        counts=counts,
+        latency=latencies(analyzer.exchanges),
+        findings=findings,
+        line_of=line_of,
+    )
+
+
+def analyze(capture: Capture, slow_after: float) -> Analyzer:
+    """Replay the records as the live proxy saw them: slow checks at each record's time, then finish."""
+    from mcpspy.analysis.analyzer import Analyzer
+
+    analyzer = Analyzer(slow_after=slow_after)
+    for record in capture.records:
+        analyzer.check_pending(record.t)
+        analyzer.feed(record)
+    analyzer.finish()
+    return analyzer
+
+
+def describe_exit(details: dict[str, Any] | None) -> str:
+    if details is None:
+        return "not recorded"
+    if "signal" in details:
+        return f"signal {details['signal']}"
+    if "code" in details:
+        return f"code {details['code']}"
+    return ", ".join(f"{k}={v}" for k, v in details.items())
+
+
+def line_records(capture: Capture) -> int:
+    return sum(1 for r in capture.records if isinstance(r, LineRecord))

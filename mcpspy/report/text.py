@@ -1,0 +1,65 @@
+"""The plain-text report: what a person reads first, in a terminal or a CI log."""
+
+from __future__ import annotations
+
+from mcpspy.analysis.model import ExchangeState, Severity
+from mcpspy.report.summary import Summary, describe_exit, exchange_state
+
+
+def render_text(summary: Summary) -> str:
+    header = summary.capture.header
+    a = summary.analyzer
+    out: list[str] = []
+    duration = "unknown" if summary.duration is None else f"{summary.duration:.3f}s"
+    out.append(f"session   {header.session}  ({header.name})")
+    out.append(f"file      {summary.path}")
+    out.append(f"command   {' '.join(header.command)}")
+    out.append(f"started   {header.started}   duration {duration}   exit {describe_exit(summary.exit)}")
+    out.append(f"era       {a.era.value}   protocol {a.protocol_version or 'unknown'}")
+    for problem in summary.capture.problems:
+        out.append(f"note      {problem}")
+
+    out.append("")
+    out.append("messages")
+    for stream, kinds in summary.counts.items():
+        parts = "  ".join(f"{kind} {n}" for kind, n in kinds.items())
+        out.append(f"  {stream:<4} {parts}")
+    if not summary.counts:
+        out.append("  none")
+
+    if summary.latency:
+        out.append("")
+        width = max(len(row.method) for row in summary.latency)
+        out.append(f"latency   {'method':<{width}}  {'n':>5}  {'p50':>9}  {'p95':>9}  {'max':>9}")
+        for row in summary.latency:
+            out.append(
+                f"          {row.method:<{width}}  {row.count:>5}  {row.p50_ms:>7.1f}ms"
+                f"  {row.p95_ms:>7.1f}ms  {row.max_ms:>7.1f}ms"
+            )
+
+    out.append("")
+    if not summary.findings:
+        out.append("findings  none")
+    for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO):
+        group = [f for f in summary.findings if f.severity is severity]
+        if not group:
+            continue
+        out.append(f"{severity.label}s ({len(group)})")
+        for f in group:
+            line = summary.line_of.get(f.seq)
+            where = f"seq {f.seq}" + (f" (line {line})" if line else "")
+            stream = f" {f.stream.value}" if f.stream else ""
+            out.append(f"  {where:<20}{stream:<5} {f.id}: {f.message}")
+
+    open_ones = [
+        ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)
+    ]
+    if open_ones:
+        out.append("")
+        out.append(f"never answered ({len(open_ones)})")
+        for ex in open_ones:
+            out.append(
+                f"  seq {ex.request_seq:<6} {ex.stream.arrow} id={ex.id!r} {ex.method}"
+                f"  {exchange_state(ex)}, sent at {ex.sent_t:.3f}s"
+            )
+    return "\n".join(out) + "\n"
