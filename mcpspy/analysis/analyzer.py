@@ -183,7 +183,10 @@ class Analyzer:
         group = self._multiline[message.stream]
         if not group:
             return False
-        if parsed.kind is not Kind.NOT_JSON or len(group) >= MULTILINE_MAX_LINES:
+        # Inside a pretty-printed message, a line may parse alone ("2026-07-28", 3): still a fragment.
+        fragment = parsed.kind is Kind.NOT_JSON or (
+            parsed.kind is Kind.INVALID and not isinstance(parsed.payload, dict | list))
+        if not fragment or len(group) >= MULTILINE_MAX_LINES:
             self._flush_multiline(message.stream)
             return False
         group.append(message)
@@ -199,6 +202,11 @@ class Analyzer:
         self._find(f"{prefix}.multiline-json", first.seq, message.stream,
                    f"one message ({what}) was pretty-printed over {len(group)} lines (seq {first.seq}-"
                    f"{message.seq}); the other side sees {len(group)} broken lines")
+        if joined_parsed.kind in (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE):
+            # Pair it through its first line, so the exchange shows what the server meant to say.
+            first.kind, first.payload = joined_parsed.kind, joined_parsed.payload
+            first.id, first.method = joined_parsed.id, joined_parsed.method
+            self._protocol(first, joined_parsed)
         return True
 
     def _flush_multiline(self, stream: Stream) -> None:

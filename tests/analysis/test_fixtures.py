@@ -1,0 +1,87 @@
+"""Each fixture capture gives exactly its expected findings, and the pairings are right."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpspy.analysis.catalogue import RULES
+from mcpspy.analysis.model import Era, ExchangeState, Kind, Severity
+from mcpspy.analysis.replay import analyze_capture
+from tests.analysis.scenarios import EXPECTED, FIXTURES, SCENARIOS, build
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_fixture_gives_exactly_its_findings(name: str) -> None:
+    path = FIXTURES / f"{name}.jsonl"
+    assert path.read_bytes() == build(SCENARIOS[name], name), "fixtures are stale: run tests.analysis.scenarios"
+    _, analyzer = analyze_capture(path)
+    got = sorted((f.id, f.seq) for f in analyzer.findings)
+    assert got == sorted(EXPECTED[name]), [f.message for f in analyzer.findings]
+
+
+def test_every_rule_in_the_catalogue_has_a_fixture_or_a_twin() -> None:
+    covered = {rule for expected in EXPECTED.values() for rule, _ in expected}
+    # The stdin framing twins share their code path with stdout's.
+    missing = {r for r in RULES if r not in covered and not (
+        r.startswith("stdin.") and r.replace("stdin.", "stdout.") in covered)}
+    assert missing == {"pairing.slow"}  # slow needs a clock: tested below with check_pending
+
+
+def analyze(name: str):  # type: ignore[no-untyped-def]
+    return analyze_capture(FIXTURES / f"{name}.jsonl")[1]
+
+
+def test_out_of_order_pairing() -> None:
+    a = analyze("lesson-out-of-order")
+    two, three = a.exchanges
+    assert (two.id, two.reply_seq, two.out_of_order) == (2, 4, False)
+    assert (three.id, three.reply_seq, three.out_of_order) == (3, 3, True)
+    assert three.latency == pytest.approx(0.01)
+    assert a.message(3).method == "tools/call"
+
+
+def test_cancelled_request_and_late_reply() -> None:
+    (exchange,) = analyze("lesson-cancelled").exchanges
+    assert exchange.state is ExchangeState.CANCELLED and exchange.cancel_seq == 2 and exchange.reply_seq == 3
+
+
+def test_glued_reply_is_still_paired_and_names_the_stray_text() -> None:
+    a = analyze("lesson-ready-glued")
+    (finding,) = a.findings
+    assert "'ready '" in finding.message and "id 1" in finding.message
+    assert a.exchanges[0].reply_seq == 2 and a.message(2).glued_prefix == b"ready "
+
+
+def test_eras() -> None:
+    assert analyze("clean-modern").era is Era.MODERN
+    legacy = analyze("clean-legacy")
+    assert (legacy.era, legacy.protocol_version) == (Era.LEGACY, "2025-06-18")
+    assert analyze("claude-code-dual-opening-modern").era is Era.MODERN
+    assert analyze("claude-code-dual-opening-legacy").era is Era.LEGACY
+
+
+def test_kinds_and_stderr_is_never_a_finding() -> None:
+    a = analyze("clean-modern")
+    assert [m.kind for m in a.messages][:2] == [Kind.REQUEST, Kind.RESPONSE]
+    stderr = [m for m in a.messages if m.kind is Kind.STDERR]
+    assert len(stderr) == 1 and stderr[0].findings == []
+    assert all(e.state is ExchangeState.ANSWERED for e in a.exchanges)
+
+
+def test_subscription_is_not_unanswered_and_pending_stays_listed() -> None:
+    a = analyze("subscription-open-for-life")
+    assert [e.method for e in a.pending] == ["subscriptions/listen"]
+
+
+def test_slow_requests_are_flagged_once_when_asked_at_a_time() -> None:
+    from mcpspy.analysis.analyzer import Analyzer
+    from mcpspy.capture.reader import read_capture
+
+    a = Analyzer(slow_after=30.0)
+    for record in read_capture(FIXTURES / "pairing-unanswered.jsonl").records:
+        a.feed(record)
+    assert a.check_pending(10.0) == []
+    (event,) = a.check_pending(40.0)
+    assert a.check_pending(50.0) == []
+    assert event.finding.id == "pairing.slow"  # type: ignore[union-attr]
+    assert RULES["pairing.slow"].severity is Severity.WARNING

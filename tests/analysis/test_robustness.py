@@ -1,0 +1,66 @@
+"""Bad input is data: nothing a pipe can carry crashes the analysis."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20,
+)
+keys = st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "_meta", "code",
+                        "requestId", "resultType", "x"])
+messages = st.dictionaries(keys, json_values, max_size=6).map(lambda d: {"jsonrpc": "2.0", **d})
+methods = st.sampled_from(["initialize", "server/discover", "tools/list", "notifications/cancelled", "ping",
+                           "subscriptions/listen", "notifications/initialized"])
+rpc = st.builds(
+    lambda kind, i, m, body: (
+        {"jsonrpc": "2.0", "id": i, "method": m, "params": body} if kind == 0
+        else {"jsonrpc": "2.0", "method": m, "params": body} if kind == 1
+        else {"jsonrpc": "2.0", "id": i, "result": body} if kind == 2
+        else {"jsonrpc": "2.0", "id": i, "error": body}
+    ),
+    st.integers(0, 3), st.one_of(st.integers(0, 3), st.sampled_from(["1", None, 1.5])), methods, json_values,
+)
+
+
+def line(value: Any) -> bytes:
+    return value if isinstance(value, bytes) else orjson.dumps(value)
+
+
+records = st.lists(
+    st.tuples(st.sampled_from(list(Stream)), st.one_of(st.binary(max_size=80), messages, rpc), st.booleans()),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(records, st.sampled_from(list(Event)))
+def test_arbitrary_records_never_crash(items: list[tuple[Stream, Any, bool]], event: Event) -> None:
+    analyzer = Analyzer(slow_after=0.1)
+    for seq, (stream, value, terminated) in enumerate(items, start=1):
+        data = line(value).replace(b"\n", b"")
+        analyzer.feed(LineRecord(seq, seq * 0.05, stream, data, terminated))
+        if seq % 7 == 0:
+            analyzer.feed(LifecycleRecord(seq, seq * 0.05, event, {"code": 1}))
+        analyzer.check_pending(seq * 0.05)
+    analyzer.finish()
+    assert len(analyzer.messages) == len(items)
+
+
+def test_the_analysis_imports_neither_trio_nor_textual() -> None:
+    code = ("import sys, mcpspy.analysis.analyzer, mcpspy.analysis.replay, mcpspy.wire.splitter, "
+            "mcpspy.capture.recorder; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('trio', 'textual')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
