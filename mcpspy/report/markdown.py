@@ -48,7 +48,7 @@ def _title(message: Message, summary: Summary) -> str:
 
 
 def _findings(findings: list[Finding]) -> list[str]:
-    return [f"> **{f.severity.label}** `{f.id}`: {f.message} ({f.rule.source})" for f in findings]
+    return [f"- **{f.severity.label}** `{f.id}`: {f.message} ({f.rule.source})" for f in findings]
 
 
 def _message_block(message: Message, summary: Summary, heading: str = "###") -> list[str]:

@@ -1,0 +1,98 @@
+"""`mcpspy --log`: one human line per message as it passes, on stderr or in a file.
+
+The sink runs inside the proxy, so it must never raise: the first failure
+is reported once through ``warn`` and the sink goes quiet for the rest of
+the session. Forwarding never depends on it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, Message, MessageSeen
+from mcpspy.capture.records import Event, LifecycleRecord, Record
+from mcpspy.proxy.fdio import write_all
+
+PREFIX = "mcpspy"
+
+
+def format_message(message: Message) -> str:
+    """`mcpspy   0.012s → request  id=1 tools/list  [meta.missing]`"""
+    parts = [f"{PREFIX} {message.t:9.3f}s {message.stream.arrow} {message.kind.value:<12}"]
+    if message.id is not None:
+        parts.append(f"id={message.id!r}")
+    if message.method:
+        parts.append(message.method)
+    ex = message.exchange
+    if message.kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE) and ex is not None and ex.latency is not None:
+        parts.append(f"{ex.latency * 1000:.1f}ms")
+    if message.kind in (Kind.NOT_JSON, Kind.STDERR, Kind.INVALID):
+        parts.append(repr(message.raw[:60].decode("utf-8", "backslashreplace")))
+    if message.findings:
+        parts.append("[" + " ".join(f.id for f in message.findings) + "]")
+    return " ".join(parts)
+
+
+def format_finding(finding: Finding) -> str:
+    return f"{PREFIX} {finding.severity.label}: {finding.id} (seq {finding.seq}): {finding.message}"
+
+
+class LogSink:
+    """Feeds each batch to its own Analyzer and writes what it learned."""
+
+    def __init__(
+        self, write: Callable[[bytes], None], warn: Callable[[str], None], show_stderr: bool
+    ) -> None:
+        self.analyzer = Analyzer()
+        self._write = write
+        self._warn = warn
+        self._show_stderr = show_stderr  # on stderr the server's own lines already pass through
+        self._dead = False
+
+    def __call__(self, records: list[Record]) -> None:
+        if self._dead:
+            return
+        try:
+            lines: list[str] = []
+            for record in records:
+                lines += self._lines(self.analyzer.check_pending(record.t), ())
+                seen = self.analyzer.feed(record)
+                if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
+                    seen = seen + self.analyzer.finish()
+                messages = [e.message for e in seen if isinstance(e, MessageSeen)]
+                lines += self._lines(seen, messages)
+            if lines:
+                self._write(("\n".join(lines) + "\n").encode("utf-8", "backslashreplace"))
+        except Exception as exc:  # the proxy must go on whatever the log does
+            self._dead = True
+            self._warn(f"mcpspy: the --log output stopped: {exc}")
+
+    def _lines(self, events: list[AnalysisEvent], messages: object) -> list[str]:
+        out: list[str] = []
+        attached: set[int] = set()
+        for event in events:
+            if isinstance(event, MessageSeen):
+                message = event.message
+                attached.update(id(f) for f in message.findings)
+                if message.kind is Kind.STDERR and not self._show_stderr:
+                    continue
+                out.append(format_message(message))
+        for event in events:
+            if isinstance(event, FindingRaised) and id(event.finding) not in attached:
+                out.append(format_finding(event.finding))
+        return out
+
+
+def open_log_sink(target: str, warn: Callable[[str], None]) -> Callable[[list[Record]], None]:
+    """A sink for the proxy's drained batches: "-" is stderr (fd 2), else a file opened for append."""
+    if target == "-":
+        return LogSink(lambda data: write_all(2, data), warn, show_stderr=False)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
+        return lambda records: None
+
+    return LogSink(lambda data: write_all(fd, data), warn, show_stderr=True)
