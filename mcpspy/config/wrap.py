@@ -1,0 +1,247 @@
+"""Put one server entry of a client's MCP config through mcpspy, and back. Pure text work.
+
+The config is the user's file: we edit only the text spans of the entry's
+``command`` and ``args`` values and leave every other byte, comment-free JSON
+indentation included, as it was. Unwrapping takes the entry's original text
+from the backup when it still matches, so a round trip is byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from json.decoder import scanstring
+from typing import Any
+
+PROXY = "mcpspy"
+_WS = " \t\r\n"
+_SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
+
+
+class ConfigError(Exception):
+    """A config we cannot or must not change; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One ``"key": value`` of a JSON object, as offsets into the text."""
+
+    key: str
+    key_start: int
+    key_end: int
+    value_start: int
+    value_end: int
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _value_end(text: str, i: int) -> int:
+    """Where the JSON value starting at ``i`` ends (the text is known to be valid)."""
+    c = text[i]
+    if c == '"':
+        return int(scanstring(text, i + 1)[1])
+    if c in "{[":
+        depth = 0
+        while True:
+            c = text[i]
+            if c == '"':
+                i = int(scanstring(text, i + 1)[1])
+                continue
+            if c in "{[":
+                depth += 1
+            elif c in "}]":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+    match = _SCALAR.match(text, i)
+    if match is None:
+        raise ConfigError(f"unexpected character at offset {i}")
+    return match.end()
+
+
+def members(text: str, start: int) -> list[Member]:
+    """The members of the object whose ``{`` is at ``start``."""
+    out: list[Member] = []
+    i = _skip_ws(text, start + 1)
+    while text[i] != "}":
+        key, key_end = scanstring(text, i + 1)
+        colon = _skip_ws(text, key_end)
+        value_start = _skip_ws(text, colon + 1)
+        value_end = _value_end(text, value_start)
+        out.append(Member(key, i, key_end, value_start, value_end))
+        i = _skip_ws(text, value_end)
+        if text[i] == ",":
+            i = _skip_ws(text, i + 1)
+    return out
+
+
+def items(text: str, start: int) -> list[tuple[int, int]]:
+    """The (start, end) spans of the elements of the array whose ``[`` is at ``start``."""
+    out: list[tuple[int, int]] = []
+    i = _skip_ws(text, start + 1)
+    while text[i] != "]":
+        end = _value_end(text, i)
+        out.append((i, end))
+        i = _skip_ws(text, end)
+        if text[i] == ",":
+            i = _skip_ws(text, i + 1)
+    return out
+
+
+def parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"not valid JSON: {exc}") from None
+
+
+def _find(text: str, start: int, key: str) -> Member | None:
+    found = [m for m in members(text, start) if m.key == key]
+    return found[-1] if found else None  # json.loads keeps the last of duplicate keys
+
+
+def servers_span(text: str, key_path: tuple[str, ...]) -> int | None:
+    """Offset of the ``{`` of the servers object at ``key_path``, or None when absent."""
+    pos = _skip_ws(text, 0)
+    for key in key_path:
+        if text[pos] != "{":
+            return None
+        member = _find(text, pos, key)
+        if member is None:
+            return None
+        pos = member.value_start
+    return pos if text[pos] == "{" else None
+
+
+def servers(text: str, key_path: tuple[str, ...]) -> dict[str, Any]:
+    """The servers object at ``key_path`` ({} when absent)."""
+    node: Any = parse(text)
+    for key in key_path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
+
+
+def is_wrapped(entry: dict[str, Any]) -> bool:
+    command = entry.get("command")
+    args = entry.get("args")
+    return (
+        isinstance(command, str)
+        and re.split(r"[\\/]", command)[-1] in (PROXY, PROXY + ".exe")
+        and isinstance(args, list)
+        and "--" in args
+    )
+
+
+def check_stdio(name: str, entry: Any) -> dict[str, Any]:
+    """The entry, if it is a stdio server mcpspy can sit in front of."""
+    if not isinstance(entry, dict):
+        raise ConfigError(f"entry {name!r} is not an object")
+    if "url" in entry or entry.get("type") in ("http", "sse", "streamable-http"):
+        raise ConfigError(
+            f"entry {name!r} is an HTTP server (url); mcpspy sits on stdio and cannot proxy it"
+        )
+    if not isinstance(entry.get("command"), str):
+        raise ConfigError(f"entry {name!r} has no command string")
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ConfigError(f"entry {name!r} has args that are not a list of strings")
+    return entry
+
+
+def _entry_member(text: str, key_path: tuple[str, ...], name: str) -> Member:
+    start = servers_span(text, key_path)
+    member = _find(text, start, name) if start is not None else None
+    if member is None:
+        raise ConfigError(f"no server entry named {name!r} under {'.'.join(key_path)}")
+    return member
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def wrap_text(text: str, key_path: tuple[str, ...], name: str) -> str:
+    """The config text with entry ``name`` running through mcpspy; all else unchanged."""
+    entry = check_stdio(name, servers(text, key_path).get(name))
+    if is_wrapped(entry):
+        raise ConfigError(f"entry {name!r} is already wrapped")
+    spans = {m.key: m for m in members(text, _entry_member(text, key_path, name).value_start)}
+    command = spans["command"]
+    head = _dump(entry["command"])
+    edits = [(command.value_start, command.value_end, _dump(PROXY))]
+    args = spans.get("args")
+    if args is None:
+        before = text[: command.key_start]
+        indent = before[len(before.rstrip(_WS)) :] or " "
+        colon = text[command.key_end : command.value_start]
+        added = f",{indent}{_dump('args')}{colon}{_dump(['--', entry['command']])}"
+        edits.append((command.value_end, command.value_end, added))
+    else:
+        elements = items(text, args.value_start)
+        if not elements:
+            edits.append((args.value_start, args.value_end, _dump(["--", entry["command"]])))
+        else:
+            first = elements[0][0]
+            if len(elements) > 1:
+                sep = text[elements[0][1] : elements[1][0]].lstrip(_WS)[1:] or " "
+            else:
+                lead = text[args.value_start + 1 : first]
+                sep = lead if "\n" in lead else " "
+            edits.append((first, first, f'"--",{sep}{head},{sep}'))
+    return _apply(text, edits)
+
+
+def unwrap_text(text: str, key_path: tuple[str, ...], name: str, backup: str | None = None) -> str:
+    """The config text with entry ``name`` back as it was before ``wrap_text``."""
+    entry = servers(text, key_path).get(name)
+    if not isinstance(entry, dict) or not is_wrapped(entry):
+        if isinstance(entry, dict):
+            raise ConfigError(f"entry {name!r} is not wrapped")
+        _entry_member(text, key_path, name)
+        raise ConfigError(f"entry {name!r} is not an object")
+    args: list[str] = entry["args"]
+    inner = args[args.index("--") + 1 :]
+    if not inner:
+        raise ConfigError(f"entry {name!r} runs mcpspy with no server command after --")
+    original = {**entry, "command": inner[0], "args": inner[1:]}
+    member = _entry_member(text, key_path, name)
+    if backup is not None:
+        try:
+            old = servers(backup, key_path).get(name)
+            old_member = _entry_member(backup, key_path, name)
+        except ConfigError:
+            old = None
+        if isinstance(old, dict) and {"args": [], **old} == original:
+            old_text = backup[old_member.value_start : old_member.value_end]
+            return _apply(text, [(member.value_start, member.value_end, old_text)])
+    spans = {m.key: m for m in members(text, member.value_start)}
+    edits = [(spans["command"].value_start, spans["command"].value_end, _dump(inner[0]))]
+    edits.append((spans["args"].value_start, spans["args"].value_end, _dump(inner[1:])))
+    return _apply(text, edits)
+
+
+def codex_snippet(name: str, entry: dict[str, Any]) -> str:
+    """The ``[mcp_servers.NAME]`` lines to paste into ~/.codex/config.toml."""
+    check_stdio(name, entry)
+    wrapped = ["--", entry["command"], *entry.get("args", [])]
+    key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _dump(name)
+    lines = [f"[mcp_servers.{key}]", f"command = {_dump(PROXY)}", f"args = {_dump(wrapped)}"]
+    for field, value in entry.items():
+        if field not in ("command", "args") and isinstance(value, str | int | float | bool):
+            lines.append(f"{field} = {_dump(value)}")
+    env = entry.get("env")
+    if isinstance(env, dict) and env:
+        lines += ["", f"[mcp_servers.{key}.env]"] + [f"{k} = {_dump(str(v))}" for k, v in env.items()]
+    return "\n".join(lines) + "\n"
