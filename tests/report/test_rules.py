@@ -1,0 +1,48 @@
+"""`mcpspy rules`: the catalogue table, one rule explained, unknown ids."""
+
+from __future__ import annotations
+
+import subprocess
+
+from mcpspy.analysis.catalogue import RULES
+from tests.conftest import MCPSPY
+
+
+def rules(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MCPSPY, "rules", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_table_lists_every_rule_aligned() -> None:
+    result = rules()
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["ID", "SEVERITY", "SUMMARY", "SOURCE"]
+    assert len(lines) == len(RULES) + 1
+    assert {line.split()[0] for line in lines[1:]} == set(RULES)
+    severity_col = lines[0].index("SEVERITY")
+    source_col = lines[0].index("SOURCE")
+    for line, rule in zip(lines[1:], sorted(RULES.values(), key=lambda r: r.id), strict=True):
+        assert line[severity_col:].startswith(rule.severity.label)
+        assert line[source_col:] == rule.source
+
+
+def test_one_rule_explained_with_examples() -> None:
+    rule = RULES["stdout.not-json"]
+    result = rules("stdout.not-json")
+    assert result.returncode == 0
+    out = result.stdout
+    assert out.splitlines()[0] == "stdout.not-json"
+    assert f"severity  {rule.severity.label}" in out
+    assert rule.summary in out and rule.source in out
+    assert "bad:" in out and rule.bad.splitlines()[0] in out
+    assert "good:" in out
+
+
+def test_unknown_rule_suggests_close_matches() -> None:
+    result = rules("stdout.notjson")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("mcpspy rules: no rule 'stdout.notjson'")
+    assert "stdout.not-json" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    nothing = rules("zzzz")
+    assert nothing.returncode == 2 and "`mcpspy rules` lists them all" in nothing.stderr
