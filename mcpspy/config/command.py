@@ -75,7 +75,7 @@ def _named_config(path: Path) -> ConfigFile:
     for key in ("mcpServers", "servers"):
         if isinstance(root.get(key), dict):
             return ConfigFile("given", path, (key,))
-    raise ConfigError(f"{path}: no \"mcpServers\" or \"servers\" object")
+    raise ConfigError(f'{path}: no "mcpServers" or "servers" object')
 
 
 def _codex_servers(path: Path) -> dict[str, Any]:
@@ -151,8 +151,12 @@ def _list(args: argparse.Namespace) -> int:
             print(f"{name:<24} {state:<10} {'Codex':<22} {codex}  (wrap --codex prints a snippet)")
             shown += 1
     if not shown:
-        print("no MCP server entries found (looked in: "
-              + ", ".join(dict.fromkeys(str(c.path) for c in candidates())) + f", {codex})", file=sys.stderr)
+        print(
+            "no MCP server entries found (looked in: "
+            + ", ".join(dict.fromkeys(str(c.path) for c in candidates()))
+            + f", {codex})",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -197,8 +201,10 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
         codex = codex_path()
         if not args.config and codex.is_file() and args.name in _codex_servers(codex):
             return _codex(args.name) if wrapping else _error(f"{args.name!r} is in {codex}: edit it by hand")
-        return _error(f"no server entry named {args.name!r} in " + (
-            args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates()))))
+        return _error(
+            f"no server entry named {args.name!r} in "
+            + (args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates())))
+        )
     text = _read(target.path)
     backup = target.path.with_name(target.path.name + BACKUP_SUFFIX)
     if wrapping:

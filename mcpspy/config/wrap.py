@@ -9,12 +9,14 @@ from the backup when it still matches, so a round trip is byte for byte.
 from __future__ import annotations
 
 import json
+import json.decoder
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from json.decoder import scanstring
 from typing import Any
 
 PROXY = "mcpspy"
+scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = " \t\r\n"
 _SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 
@@ -143,9 +145,7 @@ def check_stdio(name: str, entry: Any) -> dict[str, Any]:
     if not isinstance(entry, dict):
         raise ConfigError(f"entry {name!r} is not an object")
     if "url" in entry or entry.get("type") in ("http", "sse", "streamable-http"):
-        raise ConfigError(
-            f"entry {name!r} is an HTTP server (url); mcpspy sits on stdio and cannot proxy it"
-        )
+        raise ConfigError(f"entry {name!r} is an HTTP server (url); mcpspy sits on stdio and cannot proxy it")
     if not isinstance(entry.get("command"), str):
         raise ConfigError(f"entry {name!r} has no command string")
     args = entry.get("args", [])
