@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 READ_SIZE = 1 << 20
 INITIALIZE = (
@@ -150,7 +151,7 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def latency(command: Sequence[str], env: dict[str, str], cwd: Path, count: int) -> dict[str, float]:
+def latency(command: Sequence[str], env: dict[str, str], cwd: Path, count: int) -> dict[str, Any]:
     """Sequential round trips: write one request, wait for its answer, repeat."""
     session = Session(command, env, cwd, timeout=30)
     try:
@@ -202,9 +203,18 @@ class RssSampler:
         self._thread.join()
 
 
+def rss_by_tenth(samples: list[tuple[int, int]], count: int) -> list[float | None]:
+    """The highest RSS seen (MiB) in each tenth of the run, to show whether memory climbs."""
+    tenths = [0] * 10
+    for done, rss in samples:
+        slot = min(9, done * 10 // max(count, 1))
+        tenths[slot] = max(tenths[slot], rss)
+    return [round(r / 2**20, 1) if r else None for r in tenths]  # None: no sample in that tenth
+
+
 def throughput(
     command: Sequence[str], env: dict[str, str], cwd: Path, count: int, sample_pid: int | None = None
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """``count`` requests written as fast as the pipe takes them, all answers read back.
 
     The RSS of the shim (the process we start, unless ``sample_pid`` says
@@ -243,10 +253,11 @@ def throughput(
         "rss_at_10pct_mib": max(early) / 2**20,
         "rss_peak_mib": max(rss) / 2**20,
         "rss_samples": len(sampler.samples),
+        "rss_by_tenth_mib": rss_by_tenth(sampler.samples, count),
     }
 
 
-def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) -> dict[str, float]:
+def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) -> dict[str, Any]:
     """One JSON line of ``size`` bytes through a command that echoes it (cat, or a shim over cat)."""
     head = b'{"jsonrpc":"2.0","method":"bench/echo","params":{"data":"'
     tail = b'"}}\n'

@@ -61,7 +61,8 @@ def extras(results: dict[str, Any]) -> list[str]:
             f"mcpspy RSS over {mem['messages']:,} messages: start {mem['rss_start_mib']:.1f} MiB, "
             f"after 10% {mem['rss_at_10pct_mib']:.1f} MiB, peak {mem['rss_peak_mib']:.1f} MiB "
             f"({mem['rss_samples']} samples; flat: {_fmt(mem.get('flat'), '')}; "
-            f"{mem['messages_per_s']:,.0f} msg/s)"
+            f"{mem['messages_per_s']:,.0f} msg/s); peak RSS by tenth of the run (MiB): "
+            + " ".join("-" if v is None else f"{v:g}" for v in mem.get("rss_by_tenth_mib", []))
         )
     else:
         lines.append(f"mcpspy RSS: {_note(mem)}")
