@@ -144,3 +144,16 @@ def test_every_fixture_reports_in_all_three_views() -> None:
         data = json.loads(report(str(fixture), "--json", "--fail-on", "never").stdout)
         if fixture.stem.startswith("clean-"):
             assert [f for f in data["findings"] if f["severity"] == "error"] == [], fixture.name
+
+
+def test_exchange_states_out_of_order_and_cancelled_from_fixtures() -> None:
+    ooo = json.loads(report(str(FIXTURES / "lesson-out-of-order.jsonl"), "--json").stdout)
+    assert [(e["id"], e["state"], e["out_of_order"]) for e in ooo["exchanges"]] == [
+        (2, "answered", False),
+        (3, "out-of-order", True),
+    ]
+    assert [f["id"] for f in ooo["findings"]] == ["pairing.out-of-order"]
+    assert ooo["latency"]["tools/call"] == {"count": 2, "p50_ms": 10.0, "p95_ms": 30.0, "max_ms": 30.0}
+    cancelled = json.loads(report(str(FIXTURES / "lesson-cancelled.jsonl"), "--json", "--fail-on", "never").stdout)
+    (exchange,) = cancelled["exchanges"]
+    assert exchange["state"] == "cancelled" and exchange["cancel_seq"] is not None
