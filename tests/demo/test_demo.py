@@ -1,0 +1,109 @@
+"""`mcpspy demo --no-tui` end to end, and the demo server on its own, through real pipes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+from mcpspy.demo.client import META, request, ticket
+
+
+def test_demo_report_names_every_planted_bug(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpspy", "demo", "--no-tui", "--home", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for rule, about in [
+        ("stdout.not-json", "'ready'"),
+        ("stdout.glued-prefix", "'ready '"),
+        ("pairing.unknown-id", "id 1007"),
+        ("pairing.reply-after-cancel", "id 8"),
+        ("meta.missing", "id 3"),
+        ("pairing.out-of-order", "id 6 overtook the reply to id 5"),
+    ]:
+        assert any(rule in line and about in line for line in lines), (rule, done.stdout)
+    captures = list(tmp_path.glob("*.jsonl"))
+    assert len(captures) == 1
+    report = subprocess.run(
+        [sys.executable, "-m", "mcpspy", "report", "--json", str(captures[0]), "--fail-on", "never"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert report.returncode == 0, report.stderr
+    assert '"pairing.out-of-order"' in report.stdout.decode()
+
+
+def talk(lines: list[bytes], *bugs: str) -> list[dict[str, object] | bytes]:
+    """Send lines to the bare demo server, close stdin, and return what came back."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpspy.demo.server", "--bugs", ",".join(bugs)],
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        timeout=30,
+    )
+    assert done.returncode == 0
+    out: list[dict[str, object] | bytes] = []
+    for line in done.stdout.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            out.append(line)
+    return out
+
+
+def test_server_without_bugs_answers_by_the_lesson() -> None:
+    replies = talk(
+        [
+            request(1, "server/discover"),
+            orjson.dumps({"jsonrpc": "2.0", "method": "server/discover", "params": {"_meta": META}}),
+            ticket(2, "1001", meta=False),
+            b"hello server",
+            request(3, "tickets/get"),
+            ticket(4, "2318"),
+            ticket(5, "1002"),
+        ]
+    )
+    assert all(isinstance(r, dict) for r in replies)
+    by_id = {r.get("id"): r for r in replies if isinstance(r, dict)}
+    discover = by_id[1]["result"]
+    assert isinstance(discover, dict)
+    assert discover["resultType"] == "complete"
+    assert discover["supportedVersions"] == ["2026-07-28"]
+    assert discover["ttlMs"] == 3600000 and discover["cacheScope"] == "public"
+    assert by_id[2]["error"] == {
+        "code": -32602,
+        "message": "Invalid params: _meta needs protocolVersion and clientCapabilities",
+    }
+    assert by_id[None]["error"] == {"code": -32700, "message": "Parse error"}
+    assert by_id[3]["error"] == {"code": -32601, "message": "Method not found: tickets/get"}
+    order = [r.get("id") for r in replies if isinstance(r, dict)]
+    assert order.index(5) < order.index(4)  # the slow ticket is overtaken
+    assert len(replies) == 6  # the notification got no answer
+
+
+def test_server_legacy_initialize_and_cancel() -> None:
+    init = orjson.dumps(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}
+    )
+    cancel = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}})
+    replies = talk([init, ticket(9, "2319", meta=False), cancel])
+    assert len(replies) == 1
+    first = replies[0]
+    assert isinstance(first, dict)
+    assert first["result"]["protocolVersion"] == "2025-06-18"  # type: ignore[index]
+    late = talk([init, ticket(9, "2319", meta=False), cancel], "reply-after-cancel")
+    assert [r.get("id") for r in late if isinstance(r, dict)] == [0, 9]
+
+
+def test_server_stray_output_bugs() -> None:
+    replies = talk([request(1, "server/discover")], "stray-ready", "glued-ready")
+    assert replies[0] == b"ready"
+    assert isinstance(replies[1], bytes) and replies[1].startswith(b'ready {"jsonrpc"')
