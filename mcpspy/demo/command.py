@@ -1,16 +1,28 @@
-"""`mcpspy demo`: the planted-bug helpdesk behind the real proxy, then its report or the TUI."""
+"""`mcpspy demo`: the planted-bug helpdesk behind the real proxy, then its report or the TUI.
+
+The capture goes into the sessions directory (--home, else the default), so
+`mcpspy watch`, `view` and `report` find it afterwards like any other session.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
-import tempfile
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
+from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
+
+
+def capture_path(home: str | None) -> Path:
+    directory = Path(home).expanduser() if home else default_sessions_dir()
+    ensure_private_dir(directory)
+    return directory / session_file_name(datetime.now(UTC), "helpdesk-demo", os.getpid())
 
 
 def _report(path: Path) -> int:
@@ -20,32 +32,25 @@ def _report(path: Path) -> int:
 
 
 def _open_tui(path: Path, client: threading.Thread) -> int | None:
-    """Open the TUI on the live capture, if the TUI is there; None when it is not."""
+    """Follow the live capture in the TUI while the client plays; None when there is no TUI."""
     try:
         watch = importlib.import_module("mcpspy.tui.command").run_watch
     except (ImportError, AttributeError):
         return None
-    path.touch()
     client.start()
     return int(watch(argparse.Namespace(session=str(path), home=None)))
 
 
 def run(args: argparse.Namespace) -> int:
-    with tempfile.TemporaryDirectory(prefix="mcpspy-demo-") as scratch:
-        if args.home:
-            Path(args.home).mkdir(parents=True, exist_ok=True)
-            path = Path(tempfile.mkstemp(prefix="demo-", suffix=".jsonl", dir=args.home)[1])
-        else:
-            path = Path(scratch) / "demo.jsonl"
-        where = ["--capture", str(path)]
-        if not args.no_tui:
-            client = threading.Thread(target=run_script, args=(where,), daemon=True)
-            code = _open_tui(path, client)
-            if code is not None:
-                return code
-            print("mcpspy demo: the TUI is not available; printing the report", file=sys.stderr)
-        run_script(where)
-        code = _report(path)
-        if args.home:
-            print(f"capture: {path}  (mcpspy view {path})", file=sys.stderr)
-        return code
+    path = capture_path(args.home)
+    where = ["--capture", str(path)]
+    if not args.no_tui:
+        client = threading.Thread(target=run_script, args=(where,), daemon=True)
+        code = _open_tui(path, client)
+        if code is not None:
+            return code
+        print("mcpspy demo: the TUI is not installed here; printing the report instead", file=sys.stderr)
+    run_script(where)
+    code = _report(path)
+    print(f"capture: {path}  (open it with: mcpspy view {path})", file=sys.stderr)
+    return code
