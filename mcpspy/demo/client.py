@@ -53,8 +53,9 @@ def proxy_command(where: Sequence[str], bugs: Sequence[str] = BUGS) -> list[str]
 class Conversation:
     """The client's side of the pipes: send lines, collect reply lines on a reader thread."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None)
+    def __init__(self, command: list[str], quiet: bool = False) -> None:
+        stderr = subprocess.DEVNULL if quiet else None  # quiet: a TUI owns the terminal
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         self.replies: queue.Queue[bytes] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -86,9 +87,9 @@ class Conversation:
         return code
 
 
-def run_script(where: Sequence[str], bugs: Sequence[str] = BUGS) -> int:
+def run_script(where: Sequence[str], bugs: Sequence[str] = BUGS, quiet: bool = False) -> int:
     """Play the whole script against the demo server behind the proxy; the server's exit code."""
-    talk = Conversation(proxy_command(where, bugs))
+    talk = Conversation(proxy_command(where, bugs), quiet)
     for line, replies in SCRIPT:
         talk.send(line)
         talk.expect(replies)

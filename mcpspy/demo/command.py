@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,6 +39,10 @@ def _open_tui(path: Path, client: threading.Thread) -> int | None:
     except (ImportError, AttributeError):
         return None
     client.start()
+    for _ in range(100):  # the proxy creates the capture as it starts
+        if path.exists():
+            break
+        time.sleep(0.05)
     return int(watch(argparse.Namespace(session=str(path), home=None)))
 
 
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     path = capture_path(args.home)
     where = ["--capture", str(path)]
     if not args.no_tui:
-        client = threading.Thread(target=run_script, args=(where,), daemon=True)
+        client = threading.Thread(target=run_script, args=(where,), kwargs={"quiet": True}, daemon=True)
         code = _open_tui(path, client)
         if code is not None:
             return code
