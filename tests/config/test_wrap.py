@@ -208,3 +208,31 @@ def test_a_name_in_two_configs_asks_for_config(dirs: tuple[Path, Path]) -> None:
     done = mcpspy(project, home, "wrap", "helpdesk", "--config", str(home / ".claude.json"))
     assert done.returncode == 0
     assert (project / ".mcp.json").read_text() == PROJECT_MCP
+
+
+def test_claude_code_local_scope_entry_of_this_project(dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    path = home / ".claude.json"
+    text = json.dumps(
+        {"projects": {str(project): {"mcpServers": {"mine": {"command": "node", "args": ["m.js"]}}}}},
+        indent=2,
+    )
+    path.write_text(text)
+    done = mcpspy(project, home, "wrap", "mine")
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(path.read_text())["projects"][str(project)]["mcpServers"]["mine"]
+    assert entry == {"command": "mcpspy", "args": ["--", "node", "m.js"]}
+    assert mcpspy(project, home, "unwrap", "mine").returncode == 0
+    assert path.read_text() == text
+
+
+def test_already_wrapped_is_left_alone(dirs: tuple[Path, Path]) -> None:
+    project, home = dirs
+    path = project / ".mcp.json"
+    path.write_text(PROJECT_MCP)
+    assert mcpspy(project, home, "wrap", "helpdesk").returncode == 0
+    wrapped = path.read_text()
+    again = mcpspy(project, home, "wrap", "helpdesk")
+    assert again.returncode == 2
+    assert "already wrapped" in again.stderr
+    assert path.read_text() == wrapped
