@@ -16,6 +16,8 @@ from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.proxy.fdio import write_all
 
 PREFIX = "mcpspy"
+#: Seconds of capture time between looks for slow requests: each look costs O(pending).
+SLOW_CHECK_EVERY = 1.0
 
 
 def format_message(message: Message) -> str:
@@ -50,6 +52,7 @@ class LogSink:
         self._warn = warn
         self._show_stderr = show_stderr  # on stderr the server's own lines already pass through
         self._dead = False
+        self._next_check = 0.0
 
     def __call__(self, records: list[Record]) -> None:
         if self._dead:
@@ -57,19 +60,20 @@ class LogSink:
         try:
             lines: list[str] = []
             for record in records:
-                lines += self._lines(self.analyzer.check_pending(record.t), ())
+                if record.t >= self._next_check:  # O(pending): not at every record
+                    self._next_check = record.t + SLOW_CHECK_EVERY
+                    lines += self._lines(self.analyzer.check_pending(record.t))
                 seen = self.analyzer.feed(record)
                 if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
                     seen = seen + self.analyzer.finish()
-                messages = [e.message for e in seen if isinstance(e, MessageSeen)]
-                lines += self._lines(seen, messages)
+                lines += self._lines(seen)
             if lines:
                 self._write(("\n".join(lines) + "\n").encode("utf-8", "backslashreplace"))
         except Exception as exc:  # the proxy must go on whatever the log does
             self._dead = True
             self._warn(f"mcpspy: the --log output stopped: {exc}")
 
-    def _lines(self, events: list[AnalysisEvent], messages: object) -> list[str]:
+    def _lines(self, events: list[AnalysisEvent]) -> list[str]:
         out: list[str] = []
         attached: set[int] = set()
         for event in events:
