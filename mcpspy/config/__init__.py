@@ -1,0 +1,1 @@
+"""`mcpspy wrap` / `unwrap`: put a client's server entry through mcpspy and back."""

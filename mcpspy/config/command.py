@@ -38,11 +38,12 @@ def candidates(cwd: Path | None = None, home: Path | None = None) -> list[Config
     """Every config file we know, project ones first, in the order we search them."""
     cwd = cwd or Path.cwd()
     home = home or Path.home()
-    desktop = (
-        home / "Library/Application Support/Claude"
-        if sys.platform == "darwin"
-        else Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Claude"
-    )
+    if sys.platform == "darwin":
+        desktop = home / "Library/Application Support/Claude"
+    elif sys.platform == "win32":
+        desktop = Path(os.environ.get("APPDATA") or home / "AppData/Roaming") / "Claude"
+    else:
+        desktop = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Claude"
     return [
         ConfigFile("Claude Code (project)", cwd / ".mcp.json", ("mcpServers",)),
         ConfigFile("Claude Code (local)", home / ".claude.json", ("projects", str(cwd), "mcpServers")),
