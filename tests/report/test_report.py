@@ -157,3 +157,13 @@ def test_exchange_states_out_of_order_and_cancelled_from_fixtures() -> None:
     cancelled = json.loads(report(str(FIXTURES / "lesson-cancelled.jsonl"), "--json", "--fail-on", "never").stdout)
     (exchange,) = cancelled["exchanges"]
     assert exchange["state"] == "cancelled" and exchange["cancel_seq"] is not None
+
+
+def test_slow_threshold_flags_a_reply_that_took_longer() -> None:
+    fixture = str(FIXTURES / "lesson-out-of-order.jsonl")  # id 2 answered after 30 ms, id 3 after 10 ms
+    default = json.loads(report(fixture, "--json").stdout)
+    assert "pairing.slow" not in [f["id"] for f in default["findings"]]
+    strict = report(fixture, "--json", "--slow", "0.02", "--fail-on", "warning")
+    slow = [f for f in json.loads(strict.stdout)["findings"] if f["id"] == "pairing.slow"]
+    assert [f["seq"] for f in slow] == [1]  # the 30 ms request, not the 10 ms one
+    assert strict.returncode == 1
