@@ -96,9 +96,12 @@ class Analyzer:
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         self._events = []
-        for exchange in self.pending:
-            if (not exchange.long_lived and exchange.request_seq not in self._slow_flagged
-                    and t - exchange.sent_t >= self.slow_after):
+        for pending in self._pending.values():
+            for exchange in pending.values():  # in sending order: stop at the first young one
+                if t - exchange.sent_t < self.slow_after:
+                    break
+                if exchange.long_lived or exchange.request_seq in self._slow_flagged:
+                    continue
                 self._slow_flagged.add(exchange.request_seq)
                 self._find("pairing.slow", exchange.request_seq, exchange.stream,
                            f"{exchange.method} (id {exchange.id!r}) has waited {t - exchange.sent_t:.1f}s "
@@ -340,13 +343,12 @@ class Analyzer:
                            f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
                            f"{closed.reply_seq}", related_seq=closed.request_seq)
             return
-        older = [e for e in self._pending[requests].values()
-                 if e.request_seq < exchange.request_seq and not e.long_lived]
+        # Pending requests are kept in sending order, so the oldest is the first one left.
+        oldest = next((e for e in self._pending[requests].values() if not e.long_lived), None)
         self._closed[requests][key] = exchange
         self._pair(exchange, message, code)
-        if older:
+        if oldest is not None and oldest.request_seq < exchange.request_seq:
             exchange.out_of_order = True
-            oldest = min(older, key=lambda e: e.request_seq)
             self._find("pairing.out-of-order", message.seq, stream,
                        f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
                        f"(sent at seq {oldest.request_seq})", related_seq=exchange.request_seq)
