@@ -35,7 +35,8 @@ from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_a
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-BATCH_WINDOW = 0.002
+BATCH_WINDOW = 0.002  # while traffic flows, the writer collects this long between writes
+BACKLOG_CHUNKS = 256  # forwarded chunks not yet recorded, past which a pump waits for the writer
 KILL_AFTER = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_AFTER_EXIT = 2.0  # how long a server's children may hold its pipes open after it exits
 EXIT_CANNOT_START = 127
@@ -81,6 +82,7 @@ class Proxy:
         # Pump threads append here without waking anyone, unless the writer sleeps.
         self._handed_in: deque[tuple[int, Stream, float, bytes]] = deque()
         self._writer_asleep = False
+        self._drained = threading.Event()
 
     # --- own messages: stderr only, and only when asked (a failing capture always says so)
 
@@ -114,6 +116,7 @@ class Proxy:
                 self.recorder.chunk(ticket, stream, t, data)
             else:
                 self.recorder.end_of_stream(ticket, stream, t)
+        self._drained.set()
         return True
 
     # --- the session
@@ -253,6 +256,11 @@ class Proxy:
                 if self._writer_asleep:
                     self._writer_asleep = False
                     self._token.run_sync_soon(self._wake.set)
+                elif len(self._handed_in) > BACKLOG_CHUNKS:
+                    # The recorder is behind: read on only when it has caught up, so that
+                    # memory stays flat and nothing goes unrecorded.
+                    self._drained.clear()
+                    self._drained.wait(timeout=0.1)
                 if not data:
                     return
         except trio.RunFinishedError:
