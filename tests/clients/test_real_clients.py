@@ -1,0 +1,153 @@
+"""Real MCP clients talk to real servers through mcpspy, and see what they would see without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpspy.capture.reader import Capture, read_capture
+from mcpspy.capture.records import LineRecord, Stream
+from tests.conftest import REPO, replay
+
+pytestmark = pytest.mark.clients
+
+HERE = Path(__file__).resolve().parent
+NODE_MODULES = REPO / ".ci" / "clients" / "node_modules"
+BIN = NODE_MODULES / ".bin"
+PY_SERVER = [sys.executable, str(HERE / "servers" / "py_server.py")]
+EVERYTHING = [str(BIN / "mcp-server-everything")]
+
+
+def need_node() -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    if not BIN.is_dir():
+        pytest.fail("run .ci/clients/install.sh first: the npm clients are not installed")
+
+
+def sessions(home: Path) -> list[Capture]:
+    """Every capture under a --home directory, oldest first."""
+    return [read_capture(p) for p in sorted(home.rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)]
+
+
+def methods(capture: Capture) -> list[str]:
+    """The request/notification methods the client sent, in order."""
+    found = []
+    for r in capture.records:
+        if isinstance(r, LineRecord) and r.stream is Stream.C2S:
+            found.append(json.loads(r.data).get("method", "<response>"))
+    return found
+
+
+def assert_clean(capture: Capture) -> None:
+    """The capture parsed, and every s2c line is one whole JSON message (nothing of mcpspy's own)."""
+    assert capture.problems == []
+    for line in replay(capture, Stream.S2C).splitlines():
+        json.loads(line)
+
+
+def mcpspy_wrapper(tmp_path: Path) -> Path:
+    """A `mcpspy` on PATH that runs this checkout's proxy, as a client config would name it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "mcpspy"
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -m mcpspy "$@"\n')
+    wrapper.chmod(0o755)
+    return bin_dir
+
+
+def client_run(command: list[str], env: dict[str, str] | None = None, timeout: float = 60) -> list[object]:
+    proc = subprocess.run(command, capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+PY_CLIENT = [sys.executable, str(HERE / "py_client.py")]
+TS_CLIENT = ["node", str(HERE / "ts_client.mjs")]
+CASES = {
+    "py-client-py-server": (PY_CLIENT, PY_SERVER, "add", {"a": 2, "b": 3}),
+    "py-client-everything": (PY_CLIENT, EVERYTHING, "echo", {"message": "hi"}),
+    "ts-client-py-server": (TS_CLIENT, PY_SERVER, "add", {"a": 2, "b": 3}),
+    "ts-client-everything": (TS_CLIENT, EVERYTHING, "echo", {"message": "hi"}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_sdk_client_through_mcpspy(case: str, tmp_path: Path) -> None:
+    client, server, tool, arguments = CASES[case]
+    if "node" in client or server is EVERYTHING:
+        need_node()
+    if client is TS_CLIENT:
+        link = HERE / "node_modules"
+        if not link.exists():
+            link.symlink_to(NODE_MODULES)
+    args = [json.dumps(arguments)]
+    direct = client_run([*client, tool, *args, "--", *server])
+    capture_file = tmp_path / "c.jsonl"
+    proxied = client_run([*client, tool, *args, "--", sys.executable, "-m", "mcpspy",
+                          "--capture", str(capture_file), "--", *server])
+    assert proxied == direct
+    assert tool in direct[0]  # type: ignore[operator]
+    capture = read_capture(capture_file)
+    assert_clean(capture)
+    sent = methods(capture)
+    assert sent[0] == "initialize"
+    assert "tools/list" in sent and "tools/call" in sent
+    assert f'"{tool}"'.encode() in replay(capture, Stream.C2S)
+
+
+def client_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = f"{mcpspy_wrapper(tmp_path)}:{BIN}:{Path(sys.executable).parent}:{os.environ['PATH']}"
+    return {"HOME": str(home), "PATH": path, "CI": "true", "TERM": "dumb"}
+
+
+def test_claude_code_mcp_list_connects(tmp_path: Path) -> None:
+    need_node()
+    env = client_env(tmp_path)
+    spy_home = tmp_path / "spy"
+    add = subprocess.run(
+        ["claude", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
+        capture_output=True, env=env, timeout=60, stdin=subprocess.DEVNULL, text=True,
+    )
+    assert add.returncode == 0, add.stderr
+    listed = subprocess.run(["claude", "mcp", "list"], capture_output=True, env=env, timeout=60,
+                            stdin=subprocess.DEVNULL, text=True)
+    assert listed.returncode == 0, listed.stderr
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("spied"))
+    assert "Connected" in line, listed.stdout
+    captures = sessions(spy_home)
+    assert captures, "no capture written"
+    for capture in captures:
+        assert_clean(capture)
+    assert any(methods(c)[:1] == ["initialize"] for c in captures)
+
+
+def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
+    need_node()
+    env = client_env(tmp_path)
+    env["CODEX_HOME"] = str(tmp_path / "codex")
+    Path(env["CODEX_HOME"]).mkdir()
+    spy_home = tmp_path / "spy"
+    add = subprocess.run(
+        ["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
+        capture_output=True, env=env, timeout=60, stdin=subprocess.DEVNULL, text=True,
+    )
+    assert add.returncode == 0, add.stderr
+    try:
+        subprocess.run(["codex", "exec", "--skip-git-repo-check", "say hi"], capture_output=True, env=env,
+                       timeout=25, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    except subprocess.TimeoutExpired:
+        pass  # it goes on to the network; the MCP part is done by then
+    captures = sessions(spy_home)
+    assert captures, "codex never started the server through mcpspy"
+    for capture in captures:
+        assert_clean(capture)
+    assert any({"initialize", "tools/list"} <= set(methods(c)) for c in captures)
