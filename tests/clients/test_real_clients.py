@@ -90,8 +90,21 @@ def test_sdk_client_through_mcpspy(case: str, tmp_path: Path) -> None:
     args = [json.dumps(arguments)]
     direct = client_run([*client, tool, *args, "--", *server])
     capture_file = tmp_path / "c.jsonl"
-    proxied = client_run([*client, tool, *args, "--", sys.executable, "-m", "mcpspy",
-                          "--capture", str(capture_file), "--", *server])
+    proxied = client_run(
+        [
+            *client,
+            tool,
+            *args,
+            "--",
+            sys.executable,
+            "-m",
+            "mcpspy",
+            "--capture",
+            str(capture_file),
+            "--",
+            *server,
+        ]
+    )
     assert proxied == direct
     assert tool in direct[0]  # type: ignore[operator]
     capture = read_capture(capture_file)
@@ -115,11 +128,21 @@ def test_claude_code_mcp_list_connects(tmp_path: Path) -> None:
     spy_home = tmp_path / "spy"
     add = subprocess.run(
         ["claude", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
-        capture_output=True, env=env, timeout=60, stdin=subprocess.DEVNULL, text=True,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
     assert add.returncode == 0, add.stderr
-    listed = subprocess.run(["claude", "mcp", "list"], capture_output=True, env=env, timeout=60,
-                            stdin=subprocess.DEVNULL, text=True)
+    listed = subprocess.run(
+        ["claude", "mcp", "list"],
+        capture_output=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     assert listed.returncode == 0, listed.stderr
     line = next(x for x in listed.stdout.splitlines() if x.startswith("spied"))
     assert "Connected" in line, listed.stdout
@@ -127,7 +150,10 @@ def test_claude_code_mcp_list_connects(tmp_path: Path) -> None:
     assert captures, "no capture written"
     for capture in captures:
         assert_clean(capture)
-    assert any(methods(c)[:1] == ["initialize"] for c in captures)
+    # Claude Code 2.1.332 speaks the 2026-07-28 protocol: server/discover instead of initialize.
+    assert any(
+        methods(c)[0] in ("initialize", "server/discover") and "tools/list" in methods(c) for c in captures
+    )
 
 
 def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
@@ -138,12 +164,22 @@ def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
     spy_home = tmp_path / "spy"
     add = subprocess.run(
         ["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
-        capture_output=True, env=env, timeout=60, stdin=subprocess.DEVNULL, text=True,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
     assert add.returncode == 0, add.stderr
     try:
-        subprocess.run(["codex", "exec", "--skip-git-repo-check", "say hi"], capture_output=True, env=env,
-                       timeout=25, stdin=subprocess.DEVNULL, cwd=tmp_path)
+        subprocess.run(
+            ["codex", "exec", "--skip-git-repo-check", "say hi"],
+            capture_output=True,
+            env=env,
+            timeout=25,
+            stdin=subprocess.DEVNULL,
+            cwd=tmp_path,
+        )
     except subprocess.TimeoutExpired:
         pass  # it goes on to the network; the MCP part is done by then
     captures = sessions(spy_home)
