@@ -55,7 +55,9 @@ def search_dirs(explicit: str | None = None, env: Mapping[str, str] | None = Non
 
 def server_name(command: Sequence[str]) -> str:
     """A short name for the server: `node build/index.js` -> `index`."""
-    for arg in command:
+    for i, arg in enumerate(command):
+        if arg in ("-c", "-e", "--eval") and i > 0:  # an inline script: name it by its launcher
+            return os.path.basename(command[0]) + "-inline"
         base = os.path.basename(arg.rstrip("/"))
         if not base or arg.startswith("-"):
             continue

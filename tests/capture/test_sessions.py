@@ -26,6 +26,7 @@ from tests.conftest import MCPSPY
         (["python3", "-m", "mcpspy.demo.server"], "mcpspy.demo.server"),
         (["/usr/local/bin/my-server", "--port", "3"], "my-server"),
         (["cat"], "cat"),
+        (["python3", "-c", "import sys; print(1)"], "python3-inline"),
     ],
 )
 def test_server_name_names_the_server_not_its_launcher(command: list[str], name: str) -> None:

@@ -1,0 +1,1 @@
+"""The Textual views: `mcpspy watch` (live) and `mcpspy view` (a finished capture)."""

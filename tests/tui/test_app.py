@@ -1,0 +1,81 @@
+"""The inspector under Pilot: open captures, move, jump to a pair, follow a growing capture."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from mcpspy.capture.format import encode_record
+from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.tui.app import InspectorApp
+from tests.conftest import FIXTURES
+
+
+async def wait_rows(app: InspectorApp, pilot: object, n: int) -> None:
+    for _ in range(100):
+        if len(app.rows) >= n:
+            return
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+    raise AssertionError(f"only {len(app.rows)} rows")
+
+
+async def test_view_shows_messages_findings_and_the_glued_prefix() -> None:
+    app = InspectorApp(FIXTURES / "lesson-ready-glued.jsonl", live=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_rows(app, pilot, 2)
+        table = app.query_one("#messages", DataTable)
+        assert table.row_count == 2
+        assert table.get_row_at(1)[2] == "response" and table.get_row_at(1)[4] == "server/discover"
+        assert table.get_row_at(1)[7] == "✖"
+        findings = app.query_one("#findings", DataTable)
+        assert findings.get_row_at(0)[2] == "stdout.glued-prefix"
+        assert "✖ 1" in app.header_text
+        await pilot.press("G")
+        await pilot.pause(0.1)
+        assert "stdout.glued-prefix (error)" in app.detail_text
+        assert '"resultType": "complete"' in app.detail_text
+        assert "raw: ready {" in app.detail_text and "pair seq 1" in app.detail_text
+
+
+async def test_pair_jumps_between_request_and_reply_out_of_order() -> None:
+    app = InspectorApp(FIXTURES / "lesson-out-of-order.jsonl", live=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_rows(app, pilot, 4)
+        table = app.query_one("#messages", DataTable)
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("p")  # request id 2 -> its reply, the last line
+        assert table.cursor_row == 3
+        await pilot.press("k", "p")  # reply to id 3 -> request id 3
+        assert table.cursor_row == 1
+        assert "paused" in app.header_text
+
+
+async def test_watch_follows_a_capture_as_it_grows(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    shutil.copy(FIXTURES / "lesson-out-of-order.jsonl", path)
+    app = InspectorApp(path, live=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, 4)
+        with path.open("ab") as f:
+            f.write(encode_record(LineRecord(5, 0.5, Stream.ERR, b"helpdesk: bye")))
+            f.write(encode_record(LineRecord(6, 0.6, Stream.S2C, b"ready")))
+        await wait_rows(app, pilot, 6)
+        table = app.query_one("#messages", DataTable)
+        assert table.cursor_row == 5  # following: on the newest line
+        assert table.get_row_at(5)[2] == "not-json"
+        assert "helpdesk: bye" in "\n".join(app.query_one("#stderr").lines)  # type: ignore[attr-defined]
+
+
+async def test_newer_capture_format_is_refused_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "newer.jsonl"
+    path.write_bytes(b'{"format":"9.0","session":"x"}\n')
+    app = InspectorApp(path, live=False)
+    async with app.run_test() as pilot:
+        for _ in range(40):
+            if app.problems:
+                break
+            await pilot.pause(0.05)
+        assert "newer" in app.problems[0]
