@@ -1,0 +1,56 @@
+"""Render the README's screenshots from fixture captures: `python scripts/screenshots.py`.
+
+Writes SVG into screenshots/ (and PNG beside it when cairosvg or rsvg-convert is there).
+Remake them after every UI change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from mcpspy.tui.app import InspectorApp  # noqa: E402
+
+SHOTS = [
+    # (file name, fixture, keys to press first, terminal size)
+    ("glued-ready", "lesson-ready-glued", ["G"], (120, 34)),
+    ("out-of-order", "lesson-out-of-order", ["g", "p"], (120, 34)),
+    ("findings", "meta-not-rejected", ["tab", "tab"], (100, 30)),
+    ("plain-80x24", "clean-modern", [], (80, 24)),
+]
+
+
+async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int], out: Path) -> Path:
+    app = InspectorApp(REPO / "fixtures" / f"{fixture}.jsonl", live=False)
+    async with app.run_test(size=size) as pilot:
+        for _ in range(50):
+            if app.rows:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause(0.2)
+        return Path(app.save_screenshot(filename=f"{name}.svg", path=str(out)))
+
+
+def main() -> int:
+    out = REPO / "screenshots"
+    out.mkdir(exist_ok=True)
+    for name, fixture, keys, size in SHOTS:
+        svg = asyncio.run(shoot(name, fixture, keys, size, out))
+        print(svg.relative_to(REPO))
+        converter = shutil.which("rsvg-convert")
+        if converter:
+            subprocess.run([converter, str(svg), "-o", str(svg.with_suffix(".png"))], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
