@@ -35,15 +35,19 @@ def _report(path: Path) -> int:
 def _open_tui(path: Path, client: threading.Thread) -> int | None:
     """Follow the live capture in the TUI while the client plays; None when there is no TUI."""
     try:
-        watch = importlib.import_module("mcpspy.tui.command").run_watch
-    except (ImportError, AttributeError):
+        app_module = importlib.import_module("mcpspy.tui.app")
+    except ImportError:
+        return None
+    app_class = getattr(app_module, "SpyApp", None) or getattr(app_module, "InspectorApp", None)
+    if app_class is None:
         return None
     client.start()
-    for _ in range(100):  # the proxy creates the capture as it starts
-        if path.exists():
+    for _ in range(200):  # the proxy writes the capture's header as it starts
+        if path.exists() and b"\n" in path.read_bytes()[:65536]:
             break
         time.sleep(0.05)
-    return int(watch(argparse.Namespace(session=str(path), home=None)))
+    app_class(path, live=True).run()
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
