@@ -204,3 +204,25 @@ def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
     for capture in captures:
         assert_clean(capture)
     assert any({"initialize", "tools/list"} <= set(methods(c)) for c in captures)
+
+
+def test_stdout_is_exactly_the_servers_bytes(tmp_path: Path) -> None:
+    """Tee both sides of mcpspy: what the client read equals what the server wrote, and the capture."""
+    server_out, client_in, capture_file = (
+        tmp_path / "server.out",
+        tmp_path / "client.in",
+        tmp_path / "c.jsonl",
+    )
+    server = " ".join(PY_SERVER)
+    spied = (
+        f"{sys.executable} -m mcpspy --capture {capture_file} -- sh -c '{server} | tee {server_out}'"
+        f" | tee {client_in}"
+    )
+    result = client_run([*PY_CLIENT, "add", '{"a": 2, "b": 3}', "--", "sh", "-c", spied])
+    assert result[1] == [{"type": "text", "text": "5", "annotations": None, "meta": None}] or "5" in str(
+        result[1]
+    )
+    wrote = server_out.read_bytes()
+    assert b'"tools"' in wrote
+    assert client_in.read_bytes() == wrote
+    assert replay(read_capture(capture_file), Stream.S2C) == wrote
