@@ -1,0 +1,57 @@
+"""The filter language on messages the real Analyzer classified."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.model import Message
+from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.filters import FilterError, parse_filter
+
+
+def messages() -> list[Message]:
+    a = Analyzer()
+    lines = [
+        (0.0, Stream.C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+        (0.1, Stream.C2S, b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"x"}}'),
+        (0.7, Stream.S2C, b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'),
+        (0.8, Stream.S2C, b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}'),
+        (0.9, Stream.ERR, b"booting widget"),
+        (1.0, Stream.S2C, b"not json at all"),
+    ]
+    for seq, (t, stream, data) in enumerate(lines, 1):
+        a.feed(LineRecord(seq, t, stream, data))
+    return a.messages
+
+
+def seqs(text: str) -> list[int]:
+    f = parse_filter(text)
+    return [m.seq for m in messages() if f(m)]
+
+
+def test_fields() -> None:
+    assert seqs("method:tools/*") == [1, 3]
+    assert seqs("id:2") == [2]
+    assert seqs("dir:err") == [5]
+    assert seqs("kind:notification") == [4]
+    assert seqs("is:pending") == [2]
+    assert seqs("latency:>500ms") == [1, 3]
+    assert seqs("latency:<0.5s") == []
+
+
+def test_and_negation_and_free_text() -> None:
+    assert seqs("dir:s2c -kind:notification method:tools/*") == [3]
+    assert seqs("widget") == [5]
+    assert seqs("-dir:c2s -dir:s2c") == [5]
+    assert 6 in seqs("is:flagged")
+    assert seqs("") == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [("dir:up", "dir:up"), ("colour:red", "unknown field"), ("latency:fast", "latency:"), ("id:", "needs a value")],
+)
+def test_errors_say_what_is_wrong(text: str, says: str) -> None:
+    with pytest.raises(FilterError, match=says):
+        parse_filter(text)
