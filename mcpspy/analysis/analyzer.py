@@ -142,7 +142,8 @@ class Analyzer:
 
     def _server_exited(self, record: LifecycleRecord) -> None:
         in_flight = [e for e in self._pending[Stream.C2S].values() if not e.long_lived]
-        if not in_flight:
+        clean_exit = record.details.get("code") == 0 and self._stdin_closed
+        if not in_flight or clean_exit:  # a clean exit after EOF: finish() calls them unanswered
             return
         how = record.details.get("signal") or f"code {record.details.get('code', '?')}"
         names = ", ".join(f"{e.method} (id {e.id!r})" for e in in_flight[:3])

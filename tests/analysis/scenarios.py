@@ -158,7 +158,8 @@ SCENARIOS: dict[str, list[Step]] = {
     "pairing-duplicate-response": [*discover(), s2c(res(1, DISCOVER_RESULT))],
     "pairing-duplicate-id": [c2s(req(1, "tools/list")), c2s(req(1, "server/discover")),
                              s2c(res(1, TOOLS_RESULT))],
-    "pairing-unanswered": [c2s(req(1, "tools/call", name="get_ticket")), ev("stdin-closed")],
+    "pairing-unanswered": [c2s(req(1, "tools/call", name="get_ticket")), ev("stdin-closed"),
+                           ev("server-exited", code=0)],
     "cancel-unknown-request": [c2s(cancel(99)), *discover()],
     "version-unlisted": [*discover(), c2s({**req(2, "tools/list"), "params": {"_meta": {
         **META, "io.modelcontextprotocol/protocolVersion": "2027-01-01"}}}), s2c(res(2, TOOLS_RESULT))],
