@@ -18,13 +18,14 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message as TMessage
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Kind, Message, Severity
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Record
+from mcpspy.filters import Filter, FilterError, parse_filter
 
 IDLE_POLL = 0.05
 SEVERITY_MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
@@ -65,11 +66,15 @@ class SpyApp(App[None]):
     #body { height: 1fr; }
     #messages { width: 3fr; }
     #detail-scroll { width: 2fr; border-left: solid $primary; }
+    #filter { display: none; }
+    #filter-error { display: none; color: $error; height: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("f", "follow", "Follow"),
         Binding("p", "pair", "Pair"),
+        Binding("slash", "filter", "Filter"),
+        Binding("escape", "close_filter", "Close filter", show=False),
         Binding("j", "down", "Down", show=False),
         Binding("k", "up", "Up", show=False),
         Binding("g", "top", "Top", show=False),
@@ -86,6 +91,8 @@ class SpyApp(App[None]):
         self.held = 0
         self.error: str | None = None
         self._shown = 0
+        self.filter: Filter | None = None
+        self.shown_messages: list[Message] = []
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
@@ -93,11 +100,14 @@ class SpyApp(App[None]):
             yield DataTable(id="messages", cursor_type="row", zebra_stripes=False)
             with VerticalScroll(id="detail-scroll"):
                 yield Static(id="detail")
+        yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
+        yield Static(id="filter-error")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#messages", DataTable)
         table.add_columns("t", "dir", "kind", "id", "method", "latency", "size", "!")
+        table.focus()
         self.poll_capture()
 
     @work(thread=True, exclusive=True)
@@ -145,7 +155,9 @@ class SpyApp(App[None]):
         table = self.query_one("#messages", DataTable)
         messages = self.analyzer.messages
         for m in messages[self._shown:]:
-            table.add_row(*self._row(m), key=str(m.seq))
+            if self.filter is None or self.filter(m):
+                self.shown_messages.append(m)
+                table.add_row(*self._row(m), key=str(m.seq))
         self._shown = len(messages)
         if self.follow and table.row_count:
             table.move_cursor(row=table.row_count - 1)
@@ -172,7 +184,7 @@ class SpyApp(App[None]):
         if not table.row_count:
             return None
         idx = table.cursor_row
-        msgs = self.analyzer.messages
+        msgs = self.shown_messages
         return msgs[idx] if 0 <= idx < len(msgs) else None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -211,7 +223,7 @@ class SpyApp(App[None]):
         return Group(*parts)
 
     def _index_of(self, seq: int) -> int | None:
-        for i, m in enumerate(self.analyzer.messages):
+        for i, m in enumerate(self.shown_messages):
             if m.seq == seq:
                 return i
         return None
@@ -225,6 +237,38 @@ class SpyApp(App[None]):
         idx = None if target is None else self._index_of(target)
         if idx is not None:
             self.query_one("#messages", DataTable).move_cursor(row=idx)
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_close_filter(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.query_one("#filter-error", Static).display = False
+        self.query_one("#messages", DataTable).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        error = self.query_one("#filter-error", Static)
+        try:
+            self.apply_filter(event.value)
+        except FilterError as exc:
+            error.update(f"invalid filter: {exc}")
+            error.display = True
+            return
+        error.display = False
+        if not event.value.strip():
+            event.input.display = False
+        self.query_one("#messages", DataTable).focus()
+
+    def apply_filter(self, text: str) -> None:
+        """Show only the messages that match ``text``; raises FilterError."""
+        self.filter = parse_filter(text) if text.strip() else None
+        table = self.query_one("#messages", DataTable)
+        table.clear()
+        self.shown_messages = []
+        self._shown = 0
+        self._refresh_rows()
 
     def action_follow(self) -> None:
         self.follow = True

@@ -37,14 +37,16 @@ async def test_view_lists_messages_and_details(tmp_path: Path) -> None:
         await pilot.pause()
         table = app.query_one("#messages", DataTable)
         rows = cell_texts(table)
-        assert [r[1] for r in rows][:2] == ["→", "←"]
-        assert rows[0][4] == "tools/list" and rows[1][4] == "tools/list"  # the response shows its method
+        arrows = [r[1] for r in rows]
+        assert arrows[0] == "→" and "←" in arrows
+        reply_row = arrows.index("←")
+        assert rows[0][4] == "tools/list" and rows[reply_row][4] == "tools/list"  # a reply shows its method
         assert any(r[1] == "!" for r in rows)
         header = str(app.query_one("#header", Static).render())
         assert "sh -c" in header and "messages" in header
         await pilot.press("g")
         await pilot.press("p")
-        assert table.cursor_row == 1  # jumped to the reply
+        assert table.cursor_row == reply_row  # jumped to the reply
         await pilot.press("p")
         assert table.cursor_row == 0
         message = app.selected()
@@ -83,3 +85,20 @@ async def test_follow_a_growing_capture(tmp_path: Path) -> None:
 
 def test_invisibles_are_shown() -> None:
     assert show_invisibles(b"a\r\tb\0", False) == "a\\r\\tb\\0  ⟨no final newline⟩"
+
+
+async def test_filter_bar(tmp_path: Path) -> None:
+    app = SpyApp(make_capture(tmp_path / "a.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.query_one("#messages", DataTable)
+        total = table.row_count
+        await pilot.press("slash", *"dir:s2c", "enter")
+        await pilot.pause()
+        assert 0 < table.row_count < total
+        assert all(str(table.get_row_at(i)[1]) == "←" for i in range(table.row_count))
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"dir:up", "enter")
+        await pilot.pause()
+        error = app.query_one("#filter-error", Static)
+        assert error.display and "dir:up" in str(error.render())
