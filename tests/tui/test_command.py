@@ -1,0 +1,37 @@
+"""`mcpspy view` refusals and `mcpspy sessions`, through the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.tui.test_app import make_capture
+
+
+def mcpspy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcpspy", *args], capture_output=True, text=True, timeout=30)
+
+
+def test_view_refuses_a_newer_format(tmp_path: Path) -> None:
+    capture = make_capture(tmp_path / "a.jsonl")
+    lines = capture.read_bytes().split(b"\n", 1)
+    newer = tmp_path / "newer.jsonl"
+    newer.write_bytes(lines[0].replace(b'"format":"1.0"', b'"format":"9.0"') + b"\n" + lines[1])
+    result = mcpspy("view", str(newer))
+    assert result.returncode == 2
+    assert "newer than this mcpspy reads" in result.stderr
+    assert result.stdout == ""
+
+
+def test_sessions_lists_text_and_json(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    subprocess.run([sys.executable, "-m", "mcpspy", "--home", str(home), "--", "cat"],
+                   input=b"abc\n", capture_output=True, check=True, timeout=30)
+    text = mcpspy("sessions", "--home", str(home))
+    assert text.returncode == 0 and "ended" in text.stdout and "cat" in text.stdout
+    rows = json.loads(mcpspy("sessions", "--home", str(home), "--json").stdout)
+    assert len(rows) == 1 and rows[0]["command"] == ["cat"] and rows[0]["live"] is False
+    empty = mcpspy("sessions", "--home", str(tmp_path / "none"))
+    assert empty.stdout.strip() == "no sessions"
