@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.model import Severity
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from tests.conftest import REPO, replay
@@ -57,10 +59,17 @@ def tools_listed(home: Path) -> bool:
 
 
 def assert_clean(capture: Capture) -> None:
-    """The capture parsed, and every s2c line is one whole JSON message (nothing of mcpspy's own)."""
+    """The capture parsed, every s2c line is one whole JSON message (nothing of mcpspy's own),
+    and the analysis raises no error on this clean traffic: no false alarms."""
     assert capture.problems == []
     for line in replay(capture, Stream.S2C).splitlines():
         json.loads(line)
+    analyzer = Analyzer()
+    for record in capture.records:
+        analyzer.feed(record)
+    analyzer.finish()
+    errors = [f"{f.id}: {f.message}" for f in analyzer.findings if f.severity is Severity.ERROR]
+    assert errors == []
 
 
 def mcpspy_wrapper(tmp_path: Path) -> Path:
@@ -79,6 +88,7 @@ def client_run(command: list[str], env: dict[str, str] | None = None, timeout: f
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
+SERVERS = {"py-server": PY_SERVER, "everything": EVERYTHING}
 PY_CLIENT = [sys.executable, str(HERE / "py_client.py")]
 TS_CLIENT = ["node", str(HERE / "ts_client.mjs")]
 CASES = {
@@ -133,12 +143,25 @@ def client_env(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(home), "PATH": path, "CI": "true", "TERM": "dumb"}
 
 
-def test_claude_code_mcp_list_connects(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server_name", ["py-server", "everything"])
+def test_claude_code_mcp_list_connects(server_name: str, tmp_path: Path) -> None:
+    """py-server answers server/discover (2026-07-28); everything rejects it and Claude falls back to initialize."""
     need_node()
     env = client_env(tmp_path)
     spy_home = tmp_path / "spy"
     add = subprocess.run(
-        ["claude", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
+        [
+            "claude",
+            "mcp",
+            "add",
+            "spied",
+            "--",
+            "mcpspy",
+            "--home",
+            str(spy_home),
+            "--",
+            *SERVERS[server_name],
+        ],
         capture_output=True,
         env=env,
         timeout=60,
