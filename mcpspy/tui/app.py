@@ -1,293 +1,286 @@
-"""The Textual app: a message list, a detail pane and a header over one capture.
+"""The inspector: message list, detail pane, findings, in-flight requests, stderr.
 
-A thread worker polls a CaptureReader (so a growing capture is followed) and
-posts new records; the app feeds them, on its own thread, to one Analyzer.
+The app reads a capture only. A thread worker polls the file (toolong-style,
+~50 ms when idle) and posts new records; one Analyzer turns them into rows.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-import orjson
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message as TMessage
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.message import Message as TextualMessage
+from textual.widgets import DataTable, Footer, Log, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.analyzer import Analyzer
-from mcpspy.analysis.model import Kind, Message, Severity
+from mcpspy.analysis.model import (
+    ExchangeUpdated,
+    FindingRaised,
+    Kind,
+    Message,
+    MessageSeen,
+    Severity,
+)
+from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Record
-from mcpspy.filters import Filter, FilterError, parse_filter
+from mcpspy.tui.rows import MARK, message_cells, pretty_json, visible_raw
 
-IDLE_POLL = 0.05
-SEVERITY_MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
-
-
-def show_invisibles(raw: bytes, terminated: bool) -> str:
-    """The raw line with \\r, \\t, NUL and other control bytes made visible."""
-    text = raw.decode("utf-8", errors="backslashreplace")
-    out = []
-    for ch in text:
-        if ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\0":
-            out.append("\\0")
-        elif ord(ch) < 32 or ord(ch) == 127:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out) + ("" if terminated else "  ⟨no final newline⟩")
+POLL_IDLE = 0.05
+COLUMNS = ("time", "dir", "kind", "id", "method", "latency", "size", "!")
 
 
-class NewRecords(TMessage):
-    """Records the reader thread found."""
-
-    def __init__(self, records: list[Record], held: int) -> None:
-        self.records = records
-        self.held = held
-        super().__init__()
+@dataclass
+class RecordsArrived(TextualMessage):
+    records: list[Record]
 
 
-class SpyApp(App[None]):
-    """Inspect one capture, live or finished."""
+@dataclass
+class CaptureProblem(TextualMessage):
+    text: str
 
+
+class InspectorApp(App[None]):
+    """`mcpspy watch` and `mcpspy view`: the same app, following or not."""
+
+    TITLE = "mcpspy"
     CSS = """
-    #header { height: 2; background: $boost; padding: 0 1; }
-    #body { height: 1fr; }
+    #header { height: 2; padding: 0 1; background: $panel; }
     #messages { width: 3fr; }
-    #detail-scroll { width: 2fr; border-left: solid $primary; }
-    #filter { display: none; }
-    #filter-error { display: none; color: $error; height: 1; }
+    #side { width: 2fr; }
+    #detail { padding: 0 1; }
+    DataTable { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
-        Binding("f", "follow", "Follow"),
+        Binding("f", "toggle_follow", "Follow"),
         Binding("p", "pair", "Pair"),
-        Binding("slash", "filter", "Filter"),
-        Binding("escape", "close_filter", "Close filter", show=False),
-        Binding("j", "down", "Down", show=False),
-        Binding("k", "up", "Up", show=False),
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
         Binding("g", "top", "Top", show=False),
         Binding("G", "bottom", "Bottom", show=False),
+        Binding("tab", "focus_next", "Next pane", show=False),
     ]
 
-    def __init__(self, path: str | Path, live: bool = False) -> None:
+    def __init__(self, path: Path, live: bool = True, slow_after: float = 30.0) -> None:
         super().__init__()
-        self.path = Path(path)
+        self.path = path
         self.live = live
-        self.analyzer = Analyzer()
-        self.reader = CaptureReader(self.path)
         self.follow = True
-        self.held = 0
-        self.error: str | None = None
-        self._shown = 0
-        self.filter: Filter | None = None
-        self.shown_messages: list[Message] = []
+        self.analyzer = Analyzer(slow_after=slow_after)
+        self.rows: list[Message] = []  # row index -> message
+        self._row_of: dict[int, int] = {}  # seq -> row index
+        self.problems: list[str] = []
+        self.header_text = ""
+        self.detail_text = ""  # what the detail pane shows, as plain text
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
-        with Horizontal(id="body"):
-            yield DataTable(id="messages", cursor_type="row", zebra_stripes=False)
-            with VerticalScroll(id="detail-scroll"):
-                yield Static(id="detail")
-        yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
-        yield Static(id="filter-error")
+        with Horizontal():
+            table: DataTable[str] = DataTable(id="messages", cursor_type="row", zebra_stripes=True)
+            yield table
+            with TabbedContent(id="side"):
+                with TabPane("Detail", id="tab-detail"), VerticalScroll():
+                    yield Static("select a message", id="detail")
+                with TabPane("Findings", id="tab-findings"):
+                    yield DataTable(id="findings", cursor_type="row")
+                with TabPane("In flight", id="tab-inflight"):
+                    yield DataTable(id="inflight", cursor_type="row")
+                with TabPane("Stderr", id="tab-stderr"):
+                    yield Log(id="stderr")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#messages", DataTable)
-        table.add_columns("t", "dir", "kind", "id", "method", "latency", "size", "!")
-        table.focus()
-        self.poll_capture()
+        messages = self.query_one("#messages", DataTable)
+        for column in COLUMNS:
+            messages.add_column(column, key=column)
+        self.query_one("#findings", DataTable).add_columns("sev", "seq", "rule", "message")
+        self.query_one("#inflight", DataTable).add_columns("id", "method", "age")
+        self.follow_capture()
+        self.set_interval(1.0, self.tick)
+        self.refresh_header()
+
+    # --- reading the capture
 
     @work(thread=True, exclusive=True)
-    def poll_capture(self) -> None:
-        """Read the capture; keep following it while the app runs, when live."""
+    def follow_capture(self) -> None:
         worker = get_current_worker()
-        while not worker.is_cancelled:
-            try:
-                records = self.reader.poll()
-            except Exception as exc:  # a bad header: say it, stop reading
-                self.call_from_thread(self._fail, str(exc))
-                return
-            if records or self.held != self.reader.held_bytes:
-                self.post_message(NewRecords(records, self.reader.held_bytes))
-            if not records:
-                if not self.live:
-                    self.call_from_thread(self._finish)
+        try:
+            reader = CaptureReader(self.path)
+        except OSError as exc:
+            self.post_message(CaptureProblem(f"cannot open {self.path}: {exc.strerror}"))
+            return
+        with reader:
+            while not worker.is_cancelled:
+                try:
+                    records = reader.poll()
+                except CaptureFormatError as exc:
+                    self.post_message(CaptureProblem(str(exc)))
                     return
-                time.sleep(IDLE_POLL)
+                if records:
+                    self.post_message(RecordsArrived(records))
+                elif not self.live:
+                    if reader.held_bytes:
+                        self.post_message(CaptureProblem(
+                            f"the last line ({reader.held_bytes} bytes) is truncated"))
+                    return
+                else:
+                    time.sleep(POLL_IDLE)
 
-    def _fail(self, text: str) -> None:
-        self.error = text
-        self.query_one("#header", Static).update(Text(f"cannot read {self.path}: {text}", style="bold red"))
+    @on(CaptureProblem)
+    def show_problem(self, event: CaptureProblem) -> None:
+        self.problems.append(event.text)
+        self.refresh_header()
 
-    def _finish(self) -> None:
-        self.analyzer.finish()
-        self._refresh_rows()
-
-    def on_new_records(self, event: NewRecords) -> None:
-        for record in event.records:
-            self.analyzer.feed(record)
-        self.held = event.held
-        self._refresh_rows()
-
-    def _row(self, m: Message) -> tuple[Any, ...]:
-        ex = m.exchange
-        latency = ex.latency if ex is not None else None
-        lat = "" if latency is None or m.kind == Kind.REQUEST else f"{latency * 1000:.0f}ms"
-        sev = m.severity
-        mark = Text(SEVERITY_MARK[sev], style="red" if sev == Severity.ERROR else "yellow") if sev else ""
-        return (f"{m.t:8.3f}", m.stream.arrow, m.kind.value, "" if m.id is None else str(m.id),
-                m.method or "", lat, str(m.size), mark)
-
-    def _refresh_rows(self) -> None:
+    @on(RecordsArrived)
+    def add_records(self, event: RecordsArrived) -> None:
         table = self.query_one("#messages", DataTable)
-        messages = self.analyzer.messages
-        for m in messages[self._shown:]:
-            if self.filter is None or self.filter(m):
-                self.shown_messages.append(m)
-                table.add_row(*self._row(m), key=str(m.seq))
-        self._shown = len(messages)
+        stderr = self.query_one("#stderr", Log)
+        findings = self.query_one("#findings", DataTable)
+        changed: set[int] = set()
+        for record in event.records:
+            for ev in self.analyzer.feed(record):
+                if isinstance(ev, MessageSeen):
+                    message = ev.message
+                    self._row_of[message.seq] = len(self.rows)
+                    self.rows.append(message)
+                    table.add_row(*message_cells(message), key=str(message.seq))
+                    if message.kind is Kind.STDERR:
+                        stderr.write_line(message.raw.decode("utf-8", "replace"))
+                elif isinstance(ev, ExchangeUpdated):
+                    changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
+                elif isinstance(ev, FindingRaised):
+                    f = ev.finding
+                    findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
+                    changed.add(f.seq)
+        for seq in changed:
+            updated = self.analyzer.message(seq)
+            if updated is not None and str(seq) in table.rows:
+                for column, value in zip(COLUMNS, message_cells(updated), strict=True):
+                    table.update_cell(str(seq), column, value)
         if self.follow and table.row_count:
             table.move_cursor(row=table.row_count - 1)
-        self._update_header()
+        self.refresh_header()
+        self.refresh_inflight()
 
-    def _update_header(self) -> None:
+    # --- panes
+
+    def tick(self) -> None:
+        """Ages of in-flight requests tick; live slow checks use the capture's own time."""
+        if self.live and self.rows:
+            self.analyzer.check_pending(self.rows[-1].t + 0.0)
+        self.refresh_inflight()
+
+    def refresh_inflight(self) -> None:
+        table = self.query_one("#inflight", DataTable)
+        table.clear()
+        last_t = self.rows[-1].t if self.rows else 0.0
+        for exchange in self.analyzer.pending:
+            age = last_t - exchange.sent_t
+            style = "bold yellow" if age >= self.analyzer.slow_after else ""
+            table.add_row(str(exchange.id), exchange.method, Text(f"{age:.1f}s", style=style))
+
+    def refresh_header(self) -> None:
         a = self.analyzer
-        h = self.reader.header
-        command = " ".join(h.command) if h else "?"
-        by_sev = {s: 0 for s in Severity}
-        for f in a.findings:
-            by_sev[f.severity] += 1
-        counts = "  ".join(f"{s.label}:{by_sev[s]}" for s in reversed(Severity))
-        version = a.protocol_version or "?"
-        follow = "following" if self.follow else "paused (f: follow)"
-        torn = f"  torn last line ({self.held} bytes)" if self.held and not self.live else ""
-        self.query_one("#header", Static).update(
-            f"{command}\nera {a.era.value}  protocol {version}  messages {len(a.messages)}  "
-            f"pending {len(a.pending)}  findings {counts}  {follow}{torn}"
+        by = {s: sum(1 for f in a.findings if f.severity is s) for s in Severity}
+        era = a.era.value if a.protocol_version is None else f"{a.era.value} ({a.protocol_version})"
+        text = (
+            f"[b]{escape(self.path.name)}[/b]  era {era}  messages {len(a.messages)}  "
+            f"pending {len(a.pending)}  [red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
+            f"· {by[Severity.INFO]}  {'following' if self.follow else 'paused'}"
         )
+        if self.problems:
+            text += f"\n[red]{escape(self.problems[-1])}[/]"
+        self.header_text = Text.from_markup(text).plain
+        for header in self.query("#header").results(Static):
+            header.update(text)
 
-    def selected(self) -> Message | None:
-        table = self.query_one("#messages", DataTable)
-        if not table.row_count:
-            return None
-        idx = table.cursor_row
-        msgs = self.shown_messages
-        return msgs[idx] if 0 <= idx < len(msgs) else None
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        table = self.query_one("#messages", DataTable)
-        if event.cursor_row < table.row_count - 1:
-            self.follow = False
-            self._update_header()
-        m = self.selected()
-        if m is not None:
-            self.query_one("#detail", Static).update(self.render_detail(m))
-
-    def render_detail(self, m: Message) -> Any:
+    @on(DataTable.RowHighlighted, "#messages")
+    def show_detail(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row < 0 or event.cursor_row >= len(self.rows):
+            return
+        message = self.rows[event.cursor_row]
+        parts: list[object] = [Text(f"seq {message.seq}  t {message.t:.6f}s  {message.kind.value}",
+                                    style="bold")]
+        if message.payload is not None:
+            parts.append(Syntax(pretty_json(message.payload), "json", word_wrap=True))
+        raw = Text("raw: ", style="dim")
+        if message.glued_prefix:
+            raw.append(message.glued_prefix.decode("utf-8", "replace"), style="reverse red")
+            raw.append(visible_raw(message.raw[len(message.glued_prefix):], message.terminated))
+        else:
+            raw.append(visible_raw(message.raw, message.terminated))
+        parts.append(raw)
+        exchange = message.exchange
+        if exchange is not None:
+            pair = exchange.reply_seq if exchange.request_seq == message.seq else exchange.request_seq
+            latency = f"{exchange.latency * 1000:.1f}ms" if exchange.latency is not None else "pending"
+            parts.append(Text(f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} "
+                              f"{latency}; pair seq {pair} (p)"))
+        for f in message.findings:
+            parts.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): {f.message}\n"
+                              f"  {f.rule.summary}\n  source: {f.rule.source}"))
         from rich.console import Group
 
-        parts: list[Any] = [Text(f"#{m.seq} {m.stream.value} {m.kind.value} {m.method or ''}", style="bold")]
-        if m.payload is not None:
-            pretty = orjson.dumps(m.payload, option=orjson.OPT_INDENT_2).decode()
-            parts.append(Syntax(pretty, "json", word_wrap=True))
-        parts.append(Text("raw:", style="bold"))
-        raw = Text()
-        if m.glued_prefix:
-            raw.append(show_invisibles(m.glued_prefix, True), style="reverse red")
-            raw.append(show_invisibles(m.raw[len(m.glued_prefix):], m.terminated))
-        else:
-            raw.append(show_invisibles(m.raw, m.terminated))
-        parts.append(raw)
-        ex = m.exchange
-        if ex is not None:
-            other = ex.reply_seq if m.seq == ex.request_seq else ex.request_seq
-            parts.append(Text(f"pair: #{other} ({ex.state.value}; p jumps)" if other is not None
-                              else f"pair: none yet ({ex.state.value})"))
-        for f in m.findings:
-            parts.append(Text(f"{f.severity.label}: {f.message}", style="red" if f.severity == Severity.ERROR
-                              else "yellow"))
-            parts.append(Text(f"  {f.id} — {f.rule.source}", style="dim"))
-        return Group(*parts)
+        self.detail_text = "\n".join(p.plain if isinstance(p, Text) else p.code for p in parts)  # type: ignore[attr-defined]
+        for detail in self.query("#detail").results(Static):  # absent while the app shuts down
+            detail.update(Group(*parts))  # type: ignore[arg-type]
 
-    def _index_of(self, seq: int) -> int | None:
-        for i, m in enumerate(self.shown_messages):
-            if m.seq == seq:
-                return i
-        return None
+    # --- actions
+
+    def action_toggle_follow(self) -> None:
+        self.follow = not self.follow
+        if self.follow:
+            self.action_bottom()
+        self.refresh_header()
 
     def action_pair(self) -> None:
-        m = self.selected()
-        if m is None or m.exchange is None:
-            return
-        ex = m.exchange
-        target = ex.reply_seq if m.seq == ex.request_seq else ex.request_seq
-        idx = None if target is None else self._index_of(target)
-        if idx is not None:
-            self.query_one("#messages", DataTable).move_cursor(row=idx)
-
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.display = True
-        box.focus()
-
-    def action_close_filter(self) -> None:
-        self.query_one("#filter", Input).display = False
-        self.query_one("#filter-error", Static).display = False
-        self.query_one("#messages", DataTable).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        error = self.query_one("#filter-error", Static)
-        try:
-            self.apply_filter(event.value)
-        except FilterError as exc:
-            error.update(f"invalid filter: {exc}")
-            error.display = True
-            return
-        error.display = False
-        if not event.value.strip():
-            event.input.display = False
-        self.query_one("#messages", DataTable).focus()
-
-    def apply_filter(self, text: str) -> None:
-        """Show only the messages that match ``text``; raises FilterError."""
-        self.filter = parse_filter(text) if text.strip() else None
         table = self.query_one("#messages", DataTable)
-        table.clear()
-        self.shown_messages = []
-        self._shown = 0
-        self._refresh_rows()
+        if not self.rows:
+            return
+        message = self.rows[table.cursor_row]
+        exchange = message.exchange
+        if exchange is None:
+            return
+        target = exchange.reply_seq if exchange.request_seq == message.seq else exchange.request_seq
+        if target is not None and target in self._row_of:
+            self.follow = False
+            table.move_cursor(row=self._row_of[target])
+            self.refresh_header()
 
-    def action_follow(self) -> None:
-        self.follow = True
+    def action_cursor_down(self) -> None:
+        self.query_one("#messages", DataTable).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.follow = False
+        self.query_one("#messages", DataTable).action_cursor_up()
+        self.refresh_header()
+
+    def action_top(self) -> None:
+        self.follow = False
+        self.query_one("#messages", DataTable).move_cursor(row=0)
+        self.refresh_header()
+
+    def action_bottom(self) -> None:
         table = self.query_one("#messages", DataTable)
         if table.row_count:
             table.move_cursor(row=table.row_count - 1)
-        self._update_header()
 
-    def action_down(self) -> None:
-        self.query_one("#messages", DataTable).action_cursor_down()
-
-    def action_up(self) -> None:
-        self.query_one("#messages", DataTable).action_cursor_up()
-
-    def action_top(self) -> None:
-        self.query_one("#messages", DataTable).move_cursor(row=0)
-
-    def action_bottom(self) -> None:
-        self.action_follow()
-
-    def on_unmount(self) -> None:
-        self.reader.close()
+    @on(DataTable.RowSelected, "#findings")
+    def jump_to_finding(self, event: DataTable.RowSelected) -> None:
+        row = self.query_one("#findings", DataTable).get_row_at(event.cursor_row)
+        seq = int(row[1])
+        if seq in self._row_of:
+            self.follow = False
+            self.query_one("#messages", DataTable).move_cursor(row=self._row_of[seq])
+            self.query_one("#side", TabbedContent).active = "tab-detail"

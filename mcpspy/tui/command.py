@@ -1,12 +1,14 @@
-"""Entry points for `mcpspy watch`, `mcpspy view` and `mcpspy sessions`."""
+"""`mcpspy watch`, `mcpspy view` and `mcpspy sessions`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
+
+import orjson
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, search_dirs
@@ -14,66 +16,79 @@ from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, se
 WAIT_POLL = 0.2
 
 
-def _check_capture(path: Path) -> str | None:
-    """Why the file cannot be opened, or None."""
+def _error(message: str, prog: str) -> int:
+    print(f"{prog}: {message}", file=sys.stderr)
+    return 2
+
+
+def _open(path: Path, live: bool) -> int:
+    from mcpspy.tui.app import InspectorApp
+
+    InspectorApp(path, live=live).run()
+    return 0
+
+
+def run_view(args: argparse.Namespace) -> int:
+    path = Path(args.file)
     try:
         with path.open("rb") as f:
             decode_header(f.readline(1 << 20))
     except OSError as exc:
-        return str(exc)
+        return _error(f"{path}: {exc.strerror}", "mcpspy view")
     except CaptureFormatError as exc:
-        return str(exc)
-    return None
-
-
-def run_view(args: argparse.Namespace) -> int:
-    from mcpspy.tui.app import SpyApp
-
-    path = Path(args.file)
-    problem = _check_capture(path)
-    if problem:
-        print(f"mcpspy view: {path}: {problem}", file=sys.stderr)
-        return 2
-    SpyApp(path, live=False).run()
-    return 0
-
-
-def _newest_live(dirs: list[Path]) -> SessionInfo | None:
-    live = [s for s in list_sessions(dirs) if s.live]
-    return live[-1] if live else None
+        return _error(f"{path}: {exc}", "mcpspy view")
+    return _open(path, live=False)
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from mcpspy.tui.app import SpyApp
-
-    dirs = search_dirs(getattr(args, "home", None))
+    dirs = search_dirs(args.home)
     if args.session:
-        info = find_session(args.session, dirs)
-        if info is None:
-            print(f"mcpspy watch: no session matches {args.session!r}", file=sys.stderr)
-            return 2
-    else:
-        info = _newest_live(dirs)
-        if info is None:
-            print("mcpspy watch: waiting for a session to start…", file=sys.stderr)
-            while info is None:
-                time.sleep(WAIT_POLL)
-                info = _newest_live(dirs)
-    SpyApp(info.path, live=info.live).run()
-    return 0
+        found = find_session(args.session, dirs)
+        if found is None:
+            return _error(f"no session {args.session!r} in {', '.join(map(str, dirs))}", "mcpspy watch")
+        return _open(found.path, live=found.live)
+    live = [s for s in list_sessions(dirs) if s.live]
+    if live:
+        return _open(live[-1].path, live=True)
+    known = {s.path for s in list_sessions(dirs)}
+    print(f"mcpspy watch: waiting for a session in {', '.join(map(str, dirs))} (Ctrl+C to stop)",
+          file=sys.stderr)
+    try:
+        while True:
+            time.sleep(WAIT_POLL)
+            fresh = [s for s in list_sessions(dirs) if s.path not in known]
+            if fresh:
+                return _open(fresh[-1].path, live=True)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _describe(s: SessionInfo) -> dict[str, object]:
+    return {
+        "session": s.session,
+        "name": s.header.name,
+        "command": list(s.header.command),
+        "started": s.header.started,
+        "live": s.live,
+        "path": str(s.path),
+    }
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    sessions = list_sessions(search_dirs(getattr(args, "home", None)))
-    if getattr(args, "json", False):
-        rows = [{"session": s.session, "name": s.header.name, "started": s.header.started,
-                 "command": list(s.header.command), "live": s.live, "path": str(s.path)} for s in sessions]
-        print(json.dumps(rows, indent=2))
+    sessions = list_sessions(search_dirs(args.home))
+    if args.json:
+        sys.stdout.write(orjson.dumps([_describe(s) for s in sessions], option=orjson.OPT_INDENT_2).decode())
+        sys.stdout.write("\n")
         return 0
     if not sessions:
-        print("no sessions")
+        print(f"no sessions in {', '.join(map(str, search_dirs(args.home)))}")
         return 0
     for s in sessions:
+        try:
+            when = datetime.fromisoformat(s.header.started.replace("Z", "+00:00"))
+            started = when.strftime("%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            started = s.header.started
         state = "live " if s.live else "ended"
-        print(f"{s.header.started}  {state}  {s.session}  {' '.join(s.header.command)}  {s.path}")
+        print(f"{started}  {state}  {s.header.name:<24} {' '.join(s.header.command)[:60]:<60}  {s.path}")
     return 0

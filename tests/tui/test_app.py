@@ -1,104 +1,81 @@
-"""The TUI on real captures made by the real proxy, driven with Pilot."""
+"""The inspector under Pilot: open captures, move, jump to a pair, follow a growing capture."""
 
 from __future__ import annotations
 
-import io
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
-from rich.console import Console
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
-from mcpspy.tui.app import SpyApp, show_invisibles
-
-SERVER = (
-    'read l; echo "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"; echo oops >&2; printf "junk\\r\\n"'
-)
-REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+from mcpspy.capture.format import encode_record
+from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.tui.app import InspectorApp
+from tests.conftest import FIXTURES
 
 
-def make_capture(path: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "mcpspy", "--capture", str(path), "--", "sh", "-c", SERVER],
-        input=REQUEST, capture_output=True, check=True, timeout=30,
-    )
-    return path
+async def wait_rows(app: InspectorApp, pilot: object, n: int) -> None:
+    for _ in range(100):
+        if len(app.rows) >= n:
+            return
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+    raise AssertionError(f"only {len(app.rows)} rows")
 
 
-def cell_texts(table: DataTable[object]) -> list[list[str]]:
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-async def test_view_lists_messages_and_details(tmp_path: Path) -> None:
-    app = SpyApp(make_capture(tmp_path / "a.jsonl"))
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+async def test_view_shows_messages_findings_and_the_glued_prefix() -> None:
+    app = InspectorApp(FIXTURES / "lesson-ready-glued.jsonl", live=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_rows(app, pilot, 2)
         table = app.query_one("#messages", DataTable)
-        rows = cell_texts(table)
-        arrows = [r[1] for r in rows]
-        assert arrows[0] == "→" and "←" in arrows
-        reply_row = arrows.index("←")
-        assert rows[0][4] == "tools/list" and rows[reply_row][4] == "tools/list"  # a reply shows its method
-        assert any(r[1] == "!" for r in rows)
-        header = str(app.query_one("#header", Static).render())
-        assert "sh -c" in header and "messages" in header
+        assert table.row_count == 2
+        assert table.get_row_at(1)[2] == "response" and table.get_row_at(1)[4] == "server/discover"
+        assert table.get_row_at(1)[7] == "✖"
+        findings = app.query_one("#findings", DataTable)
+        assert findings.get_row_at(0)[2] == "stdout.glued-prefix"
+        assert "✖ 1" in app.header_text
+        await pilot.press("G")
+        await pilot.pause(0.1)
+        assert "stdout.glued-prefix (error)" in app.detail_text
+        assert '"resultType": "complete"' in app.detail_text
+        assert "raw: ready {" in app.detail_text and "pair seq 1" in app.detail_text
+
+
+async def test_pair_jumps_between_request_and_reply_out_of_order() -> None:
+    app = InspectorApp(FIXTURES / "lesson-out-of-order.jsonl", live=False)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_rows(app, pilot, 4)
+        table = app.query_one("#messages", DataTable)
         await pilot.press("g")
-        await pilot.press("p")
-        assert table.cursor_row == reply_row  # jumped to the reply
-        await pilot.press("p")
         assert table.cursor_row == 0
-        message = app.selected()
-        assert message is not None
-        console = Console(width=100, record=True, file=io.StringIO())
-        console.print(app.render_detail(message))
-        detail = console.export_text()
-        assert "tools/list" in detail and '"id": 1' in detail and "pair: #" in detail
+        await pilot.press("p")  # request id 2 -> its reply, the last line
+        assert table.cursor_row == 3
+        await pilot.press("k", "p")  # reply to id 3 -> request id 3
+        assert table.cursor_row == 1
+        assert "paused" in app.header_text
 
 
-async def test_follow_a_growing_capture(tmp_path: Path) -> None:
-    source = make_capture(tmp_path / "a.jsonl").read_bytes().splitlines(keepends=True)
-    growing = tmp_path / "g.jsonl"
-    growing.write_bytes(b"".join(source[:2]))
-    app = SpyApp(growing, live=True)
-    async with app.run_test(size=(100, 24)) as pilot:
+async def test_watch_follows_a_capture_as_it_grows(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    shutil.copy(FIXTURES / "lesson-out-of-order.jsonl", path)
+    app = InspectorApp(path, live=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, 4)
+        with path.open("ab") as f:
+            f.write(encode_record(LineRecord(5, 0.5, Stream.ERR, b"helpdesk: bye")))
+            f.write(encode_record(LineRecord(6, 0.6, Stream.S2C, b"ready")))
+        await wait_rows(app, pilot, 6)
         table = app.query_one("#messages", DataTable)
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if table.row_count >= 1:
+        assert table.cursor_row == 5  # following: on the newest line
+        assert table.get_row_at(5)[2] == "not-json"
+        assert "helpdesk: bye" in "\n".join(app.query_one("#stderr").lines)  # type: ignore[attr-defined]
+
+
+async def test_newer_capture_format_is_refused_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "newer.jsonl"
+    path.write_bytes(b'{"format":"9.0","session":"x"}\n')
+    app = InspectorApp(path, live=False)
+    async with app.run_test() as pilot:
+        for _ in range(40):
+            if app.problems:
                 break
-        first = table.row_count
-        with growing.open("ab") as f:
-            f.write(b"".join(source[2:]))
-        for _ in range(100):
             await pilot.pause(0.05)
-            if table.row_count > first:
-                break
-        assert table.row_count > first
-        assert table.cursor_row == table.row_count - 1  # follow mode keeps the end in view
-        await pilot.press("k")
-        assert "paused" in str(app.query_one("#header", Static).render())
-        await pilot.press("f")
-        assert "following" in str(app.query_one("#header", Static).render())
-
-
-def test_invisibles_are_shown() -> None:
-    assert show_invisibles(b"a\r\tb\0", False) == "a\\r\\tb\\0  ⟨no final newline⟩"
-
-
-async def test_filter_bar(tmp_path: Path) -> None:
-    app = SpyApp(make_capture(tmp_path / "a.jsonl"))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        table = app.query_one("#messages", DataTable)
-        total = table.row_count
-        await pilot.press("slash", *"dir:s2c", "enter")
-        await pilot.pause()
-        assert 0 < table.row_count < total
-        assert all(str(table.get_row_at(i)[1]) == "←" for i in range(table.row_count))
-        await pilot.press("slash", "ctrl+a", "ctrl+k", *"dir:up", "enter")
-        await pilot.pause()
-        error = app.query_one("#filter-error", Static)
-        assert error.display and "dir:up" in str(error.render())
+        assert "newer" in app.problems[0]
