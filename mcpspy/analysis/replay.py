@@ -1,4 +1,4 @@
-"""Analyse a whole capture file: what `report` and the benchmarks use."""
+"""Analyse a finished capture in one go."""
 
 from __future__ import annotations
 
@@ -13,7 +13,5 @@ def analyze_capture(path: str | os.PathLike[str], slow_after: float = 30.0) -> t
     analyzer = Analyzer(slow_after=slow_after)
     for record in capture.records:
         analyzer.feed(record)
-    if capture.records:
-        analyzer.check_pending(capture.records[-1].t)
     analyzer.finish()
     return capture, analyzer
