@@ -19,7 +19,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message as TextualMessage
-from textual.widgets import DataTable, Footer, Log, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Input, Log, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.analyzer import Analyzer
@@ -34,6 +34,7 @@ from mcpspy.analysis.model import (
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Record
+from mcpspy.filters import Filter, FilterError, parse_filter
 from mcpspy.tui.rows import MARK, message_cells, pretty_json, visible_raw
 
 POLL_IDLE = 0.05
@@ -60,6 +61,8 @@ class InspectorApp(App[None]):
     #side { width: 2fr; }
     #detail { padding: 0 1; }
     DataTable { height: 1fr; }
+    #filter { display: none; }
+    #filter-error { display: none; color: $error; height: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -70,6 +73,8 @@ class InspectorApp(App[None]):
         Binding("g", "top", "Top", show=False),
         Binding("G", "bottom", "Bottom", show=False),
         Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("slash", "open_filter", "Filter"),
+        Binding("escape", "close_filter", "Close filter", show=False),
     ]
 
     def __init__(self, path: Path, live: bool = True, slow_after: float = 30.0) -> None:
@@ -83,6 +88,8 @@ class InspectorApp(App[None]):
         self.problems: list[str] = []
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
+        self.filter: Filter | None = None
+        self._by_seq: dict[int, Message] = {}  # every message seen, filtered or not
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
@@ -98,6 +105,8 @@ class InspectorApp(App[None]):
                     yield DataTable(id="inflight", cursor_type="row")
                 with TabPane("Stderr", id="tab-stderr"):
                     yield Log(id="stderr")
+        yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
+        yield Static(id="filter-error")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -106,6 +115,7 @@ class InspectorApp(App[None]):
             messages.add_column(column, key=column)
         self.query_one("#findings", DataTable).add_columns("sev", "seq", "rule", "message")
         self.query_one("#inflight", DataTable).add_columns("id", "method", "age")
+        messages.focus()  # not the hidden filter box
         self.follow_capture()
         self.set_interval(1.0, self.tick)
         self.refresh_header()
@@ -152,9 +162,8 @@ class InspectorApp(App[None]):
             for ev in self.analyzer.feed(record):
                 if isinstance(ev, MessageSeen):
                     message = ev.message
-                    self._row_of[message.seq] = len(self.rows)
-                    self.rows.append(message)
-                    table.add_row(*message_cells(message), key=str(message.seq))
+                    self._by_seq[message.seq] = message
+                    self._add_row(table, message)
                     if message.kind is Kind.STDERR:
                         stderr.write_line(message.raw.decode("utf-8", "replace"))
                 elif isinstance(ev, ExchangeUpdated):
@@ -164,7 +173,7 @@ class InspectorApp(App[None]):
                     findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
                     changed.add(f.seq)
         for seq in changed:
-            updated = self.analyzer.message(seq)
+            updated = self._by_seq.get(seq)
             if updated is not None and str(seq) in table.rows:
                 for column, value in zip(COLUMNS, message_cells(updated), strict=True):
                     table.update_cell(str(seq), column, value)
@@ -172,6 +181,49 @@ class InspectorApp(App[None]):
             table.move_cursor(row=table.row_count - 1)
         self.refresh_header()
         self.refresh_inflight()
+
+    def _add_row(self, table: DataTable[str], message: Message) -> None:
+        if self.filter is not None and not self.filter(message):
+            return
+        self._row_of[message.seq] = len(self.rows)
+        self.rows.append(message)
+        table.add_row(*message_cells(message), key=str(message.seq))
+
+    # --- filter bar
+
+    def action_open_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_close_filter(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.query_one("#filter-error", Static).display = False
+        self.query_one("#messages", DataTable).focus()
+
+    @on(Input.Submitted, "#filter")
+    def filter_submitted(self, event: Input.Submitted) -> None:
+        error = self.query_one("#filter-error", Static)
+        try:
+            self.apply_filter(event.value)
+        except FilterError as exc:
+            error.update(f"invalid filter: {exc}")
+            error.display = True
+            return
+        error.display = False
+        self.query_one("#messages", DataTable).focus()
+
+    def apply_filter(self, text: str) -> None:
+        """Show only the messages matching ``text``; raises FilterError, leaving the list as it was."""
+        self.filter = parse_filter(text) if text.strip() else None
+        table = self.query_one("#messages", DataTable)
+        table.clear()
+        self.rows = []
+        self._row_of = {}
+        for message in self.analyzer.messages:
+            self._add_row(table, message)
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1 if self.follow else 0)
 
     # --- panes
 

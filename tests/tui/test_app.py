@@ -79,3 +79,22 @@ async def test_newer_capture_format_is_refused_with_a_note(tmp_path: Path) -> No
                 break
             await pilot.pause(0.05)
         assert "newer" in app.problems[0]
+
+
+async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
+    app = InspectorApp(FIXTURES / "lesson-out-of-order.jsonl", live=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_rows(app, pilot, 4)
+        table = app.query_one("#messages", DataTable)
+        await pilot.press("slash", *"dir:s2c", "enter")
+        await pilot.pause(0.1)
+        assert table.row_count == 2
+        assert all(m.stream is Stream.S2C for m in app.rows)
+        await pilot.press("slash", "ctrl+a", "ctrl+k", *"dir:up", "enter")
+        await pilot.pause(0.1)
+        error = app.query_one("#filter-error")
+        assert error.display and "dir:up" in str(error.render())  # type: ignore[attr-defined]
+        assert table.row_count == 2  # an invalid filter leaves the list as it was
+        await pilot.press("ctrl+a", "ctrl+k", "enter")
+        await pilot.pause(0.1)
+        assert table.row_count == 4
