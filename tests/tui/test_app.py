@@ -93,7 +93,7 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
         await pilot.press("slash", "ctrl+a", "ctrl+k", *"dir:up", "enter")
         await pilot.pause(0.1)
         error = app.query_one("#filter-error")
-        assert error.display and "dir:up" in str(error.render())  # type: ignore[attr-defined]
+        assert error.display and "dir:up" in str(error.render())
         assert table.row_count == 2  # an invalid filter leaves the list as it was
         await pilot.press("ctrl+a", "ctrl+k", "enter")
         await pilot.pause(0.1)
