@@ -1,7 +1,9 @@
-"""The analyzer: sans-IO, fed capture records one at a time, h11 style.
+"""The analyzer: fed capture records one at a time, in the manner of h11.
 
-No clock and no I/O: the same records always give the same result, so a live
-session and a replay of its capture agree.
+``feed(record)`` returns what the record taught it (the classified message,
+exchanges that changed, findings); ``check_pending(t)`` flags slow requests
+at a time the caller chooses; ``finish()`` closes the books. No clock, no
+I/O: the same records always give the same analysis, live or replayed.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.catalogue import RULES
-from mcpspy.analysis.jsonrpc import classify, id_key, parse
+from mcpspy.analysis.jsonrpc import Parsed, classify_line, preview, valid_id
 from mcpspy.analysis.model import (
     AnalysisEvent,
     Era,
@@ -25,15 +27,28 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 
-PREFIX = {Stream.S2C: "stdout", Stream.C2S: "stdin"}
-OTHER = {Stream.S2C: Stream.C2S, Stream.C2S: Stream.S2C}
-LONG_LIVED = {"subscriptions/listen"}
-PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+CACHEABLE = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+     "resources/read"}
+)
+LONG_LIVED = frozenset({"subscriptions/listen"})
+PARSE_ERRORS = frozenset({-32700, -32600})
+MULTILINE_MAX_LINES = 500
+IdKey = tuple[str, Any]
+
+
+def id_key(value: Any) -> IdKey:
+    """1 and "1" are different ids."""
+    return (type(value).__name__, value)
+
+
+def opposite(stream: Stream) -> Stream:
+    return Stream.S2C if stream is Stream.C2S else Stream.C2S
 
 
 class Analyzer:
-    """Classifies lines, pairs requests with replies, and raises findings."""
-
     def __init__(self, slow_after: float = 30.0) -> None:
         self.slow_after = slow_after
         self.messages: list[Message] = []
@@ -42,207 +57,384 @@ class Analyzer:
         self.lifecycle: list[LifecycleSeen] = []
         self.era = Era.UNKNOWN
         self.protocol_version: str | None = None
-        # per direction of the request: id key -> open exchange, in send order
-        self._open: dict[Stream, dict[tuple[str, Any], Exchange]] = {Stream.C2S: {}, Stream.S2C: {}}
-        self._done: dict[Stream, dict[tuple[str, Any], Exchange]] = {Stream.C2S: {}, Stream.S2C: {}}
-        self._slow: set[int] = set()
+        self.supported_versions: list[str] | None = None
+        self._by_seq: dict[int, Message] = {}
+        self._pending: dict[Stream, dict[IdKey, Exchange]] = {Stream.C2S: {}, Stream.S2C: {}}
+        self._closed: dict[Stream, dict[IdKey, Exchange]] = {Stream.C2S: {}, Stream.S2C: {}}
+        self._slow_flagged: set[int] = set()
+        self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
+        self._held_meta: list[Message] = []  # requests without _meta while initialize is unanswered
+        self._initialize: Exchange | None = None
+        self._initialized_sent = False
+        self._initialized_flagged = False
+        self._multiline: dict[Stream, list[Message]] = {Stream.C2S: [], Stream.S2C: []}
+        self._stdin_closed = False
+        self._finished = False
         self._events: list[AnalysisEvent] = []
+
+    # --- public API
 
     @property
     def pending(self) -> list[Exchange]:
-        return [x for d in self._open.values() for x in d.values()]
+        return sorted(
+            (e for d in self._pending.values() for e in d.values()), key=lambda e: e.request_seq
+        )
 
-    # --- the three entry points
+    def message(self, seq: int) -> Message | None:
+        return self._by_seq.get(seq)
 
     def feed(self, record: Record) -> list[AnalysisEvent]:
-        if isinstance(record, LineRecord):
-            self._line(record)
+        self._events = []
+        if isinstance(record, LifecycleRecord):
+            self._lifecycle(record)
+        elif record.stream is Stream.ERR:
+            self._add_message(Message(record.seq, record.t, record.stream, Kind.STDERR, record.data,
+                                      record.terminated))
         else:
-            self._lifecycle_record(record)
-        return self._take()
+            self._line(record)
+        return self._events
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
-        for x in self.pending:
-            if not x.long_lived and t - x.sent_t > self.slow_after and x.request_seq not in self._slow:
-                self._slow.add(x.request_seq)
-                self._raise(None, "pairing.slow", x.request_seq, x.stream,
-                            f"{x.method} (id {x.id!r}) still pending after {t - x.sent_t:.1f}s")
-        return self._take()
+        self._events = []
+        for pending in self._pending.values():
+            for exchange in pending.values():  # in sending order: stop at the first young one
+                if t - exchange.sent_t < self.slow_after:
+                    break
+                if exchange.long_lived or exchange.request_seq in self._slow_flagged:
+                    continue
+                self._slow_flagged.add(exchange.request_seq)
+                self._find("pairing.slow", exchange.request_seq, exchange.stream,
+                           f"{exchange.method} (id {exchange.id!r}) has waited {t - exchange.sent_t:.1f}s "
+                           "for a reply")
+        return self._events
 
     def finish(self) -> list[AnalysisEvent]:
-        for x in self.pending:
-            self._open[x.stream].pop(id_key(x.id), None)
-            if x.long_lived:
+        self._events = []
+        if self._finished:
+            return self._events
+        self._finished = True
+        for stream in (Stream.C2S, Stream.S2C):
+            self._flush_multiline(stream)
+        for exchange in self.pending:
+            if exchange.long_lived:
                 continue
-            x.state = ExchangeState.UNANSWERED
-            self._events.append(ExchangeUpdated(x))
-            self._raise(None, "pairing.unanswered", x.request_seq, x.stream,
-                        f"{x.method} (id {x.id!r}) was never answered")
-        return self._take()
+            self._pending[exchange.stream].pop(id_key(exchange.id), None)
+            exchange.state = ExchangeState.UNANSWERED
+            self._events.append(ExchangeUpdated(exchange))
+            self._find("pairing.unanswered", exchange.request_seq, exchange.stream,
+                       f"{exchange.method} (id {exchange.id!r}) never got a reply")
+        return self._events
 
-    # --- lines
+    # --- records
 
-    def _line(self, rec: LineRecord) -> None:
-        if rec.stream is Stream.ERR:
-            self._emit(Message(rec.seq, rec.t, rec.stream, Kind.STDERR, rec.data, rec.terminated))
-            return
-        msg = Message(rec.seq, rec.t, rec.stream, Kind.NOT_JSON, rec.data, rec.terminated)
-        prefix = PREFIX[rec.stream]
-        self.messages.append(msg)
-        self._events.append(MessageSeen(msg))
-        data = rec.data
-        if not rec.terminated:
-            self._raise(msg, f"{prefix}.unterminated", rec.seq, rec.stream,
-                        f"the last {prefix} line ({len(data)} bytes) has no newline")
-        if data.endswith(b"\r"):
-            self._raise(msg, f"{prefix}.crlf", rec.seq, rec.stream, "the line ends in CR LF")
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self._raise(msg, f"{prefix}.invalid-utf8", rec.seq, rec.stream,
-                        f"invalid UTF-8 at byte {exc.start}")
-            return
-        if not data.strip():
-            self._raise(msg, f"{prefix}.blank-line", rec.seq, rec.stream, "an empty line")
-            return
-        ok, payload = parse(data)
-        if not ok:
-            self._not_json(msg, prefix)
-            return
-        self._message(msg, payload)
+    def _lifecycle(self, record: LifecycleRecord) -> None:
+        seen = LifecycleSeen(record.seq, record.t, record.event.value, dict(record.details))
+        self.lifecycle.append(seen)
+        self._events.append(seen)
+        if record.event is Event.STDIN_CLOSED:
+            self._stdin_closed = True
+        elif record.event is Event.GRACE_EXPIRED:
+            self._find("lifecycle.no-exit-on-eof", record.seq, None,
+                       f"the server was still running {record.details.get('grace', '?')}s after its "
+                       "stdin closed; mcpspy terminated it")
+        elif record.event is Event.SERVER_EXITED:
+            self._server_exited(record)
 
-    def _not_json(self, msg: Message, prefix: str) -> None:
-        data = msg.raw
-        if data.lower().startswith(b"content-length:"):
-            self._raise(msg, f"{prefix}.content-length", msg.seq, msg.stream,
-                        f"LSP header framing: {data[:40].decode('utf-8', 'replace')!r}")
+    def _server_exited(self, record: LifecycleRecord) -> None:
+        in_flight = [e for e in self._pending[Stream.C2S].values() if not e.long_lived]
+        clean_exit = record.details.get("code") == 0 and self._stdin_closed
+        if not in_flight or clean_exit:  # a clean exit after EOF: finish() calls them unanswered
             return
-        brace = data.find(b"{")
-        if brace > 0:
-            ok, payload = parse(data[brace:])
-            if ok and isinstance(payload, dict) and "jsonrpc" in payload:
-                stray = data[:brace].decode("utf-8", "replace")
-                msg.glued_prefix = data[:brace]
-                lost = f"the response to id {payload['id']!r}" if "id" in payload else "this message"
-                self._raise(msg, f"{prefix}.glued-prefix", msg.seq, msg.stream,
-                            f"stray text {stray!r} is glued before a JSON message: the client loses {lost}")
-                self._message(msg, payload)
-                return
-        shown = data[:60].decode("utf-8", "replace")
-        self._raise(msg, f"{prefix}.not-json", msg.seq, msg.stream, f"not JSON: {shown!r}")
+        how = record.details.get("signal") or f"code {record.details.get('code', '?')}"
+        names = ", ".join(f"{e.method} (id {e.id!r})" for e in in_flight[:3])
+        more = f" and {len(in_flight) - 3} more" if len(in_flight) > 3 else ""
+        self._find("lifecycle.crash-in-flight", record.seq, None,
+                   f"the server exited ({how}) with {len(in_flight)} request(s) in flight: {names}{more}")
+        for exchange in in_flight:
+            self._pending[Stream.C2S].pop(id_key(exchange.id), None)
+            exchange.state = ExchangeState.UNANSWERED
+            self._events.append(ExchangeUpdated(exchange))
 
-    def _message(self, msg: Message, payload: Any) -> None:
-        kind, msg_id, method, problems = classify(payload)
-        msg.kind, msg.payload, msg.id, msg.method = kind, payload, msg_id, method
-        for rule_id, sentence in problems:
-            self._raise(msg, rule_id, msg.seq, msg.stream, sentence)
-        if kind is Kind.REQUEST and method is not None:
-            self._request(msg, method, payload)
-        elif kind is Kind.NOTIFICATION and method == "notifications/cancelled":
-            self._cancel(msg, payload)
-        elif kind in (Kind.RESPONSE, Kind.ERROR_RESPONSE) and msg_id is not None:
-            self._reply(msg, payload)
-
-    # --- pairing
-
-    def _request(self, msg: Message, method: str, payload: dict[str, Any]) -> None:
-        x = Exchange(msg.seq, msg.stream, msg.id, method, msg.t, long_lived=method in LONG_LIVED)
-        msg.exchange = x
-        self.exchanges.append(x)
-        key = id_key(msg.id)
-        if key in self._open[msg.stream]:
-            old = self._open[msg.stream][key]
-            self._raise(msg, "pairing.duplicate-id", msg.seq, msg.stream,
-                        f"id {msg.id!r} is still open (request {old.request_seq})", old.request_seq)
+    def _line(self, record: LineRecord) -> None:
+        parsed = classify_line(record.data)
+        message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
+                          parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
+        if self._continue_multiline(message, parsed):
             return
-        self._done[msg.stream].pop(key, None)
-        self._open[msg.stream][key] = x
+        self._add_message(message)
+        prefix = "stdout" if record.stream is Stream.S2C else "stdin"
+        for rule, sentence in parsed.problems:
+            if rule == "not-json" and self._start_multiline(message):
+                continue
+            rule_id = rule if "." in rule else f"{prefix}.{rule}"
+            self._find(rule_id, record.seq, record.stream, sentence)
+        if not record.terminated:
+            self._find(f"{prefix}.unterminated", record.seq, record.stream,
+                       "the stream ended in the middle of this line, with no newline")
+        if parsed.kind in (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE):
+            self._protocol(message, parsed)
 
-    def _cancel(self, msg: Message, payload: dict[str, Any]) -> None:
-        params = payload.get("params")
-        if not isinstance(params, dict) or "requestId" not in params:
-            return
-        x = self._open[msg.stream].get(id_key(params["requestId"]))
-        if x is None:
-            return
-        x.state, x.cancel_seq = ExchangeState.CANCELLED, msg.seq
-        msg.exchange = x
-        self._events.append(ExchangeUpdated(x))
+    # --- multi-line (pretty-printed) JSON
 
-    def _reply(self, msg: Message, payload: dict[str, Any]) -> None:
-        direction = OTHER[msg.stream]
-        key = id_key(msg.id)
-        x = self._open[direction].pop(key, None)
-        if x is None:
-            done = self._done[direction].get(key)
-            if done is not None:
-                msg.exchange, msg.method = done, done.method
-                self._raise(msg, "pairing.duplicate-response", msg.seq, msg.stream,
-                            f"request {done.request_seq} (id {msg.id!r}) was already answered",
-                            done.reply_seq)
-            else:
-                self._raise(msg, "pairing.unknown-id", msg.seq, msg.stream,
-                            f"no open request has id {msg.id!r}")
-            return
-        older = next(iter(self._open[direction].values()), None)
-        msg.exchange, msg.method = x, x.method
-        x.reply_seq, x.reply_t = msg.seq, msg.t
-        if x.state is ExchangeState.CANCELLED:
-            self._raise(msg, "pairing.reply-after-cancel", msg.seq, msg.stream,
-                        f"reply to {x.method} (id {x.id!r}) after it was cancelled", x.cancel_seq)
+    def _start_multiline(self, message: Message) -> bool:
+        stripped = message.raw.strip()
+        if stripped[:1] in (b"{", b"[") and not self._multiline[message.stream]:
+            self._multiline[message.stream] = [message]
+            return True
+        return False
+
+    def _continue_multiline(self, message: Message, parsed: Parsed) -> bool:
+        group = self._multiline[message.stream]
+        if not group:
+            return False
+        # Inside a pretty-printed message, a line may parse alone ("2026-07-28", 3): still a fragment.
+        fragment = parsed.kind is Kind.NOT_JSON or (
+            parsed.kind is Kind.INVALID and not isinstance(parsed.payload, dict | list))
+        if not fragment or len(group) >= MULTILINE_MAX_LINES:
+            self._flush_multiline(message.stream)
+            return False
+        group.append(message)
+        self._add_message(message)
+        joined = b"\n".join(m.raw for m in group)
+        joined_parsed = classify_line(joined)
+        if joined_parsed.kind in (Kind.NOT_JSON,):
+            return True
+        self._multiline[message.stream] = []
+        first = group[0]
+        prefix = "stdout" if message.stream is Stream.S2C else "stdin"
+        what = f"id {joined_parsed.id!r}" if joined_parsed.has_id else (joined_parsed.method or "a message")
+        self._find(f"{prefix}.multiline-json", first.seq, message.stream,
+                   f"one message ({what}) was pretty-printed over {len(group)} lines (seq {first.seq}-"
+                   f"{message.seq}); the other side sees {len(group)} broken lines")
+        if joined_parsed.kind in (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE):
+            # Pair it through its first line, so the exchange shows what the server meant to say.
+            first.kind, first.payload = joined_parsed.kind, joined_parsed.payload
+            first.id, first.method = joined_parsed.id, joined_parsed.method
+            self._protocol(first, joined_parsed)
+        return True
+
+    def _flush_multiline(self, stream: Stream) -> None:
+        """The group never became JSON: each of its lines is plain stray text."""
+        group, self._multiline[stream] = self._multiline[stream], []
+        prefix = "stdout" if stream is Stream.S2C else "stdin"
+        for m in group:
+            self._find(f"{prefix}.not-json", m.seq, stream, f"{preview(m.raw)} is not JSON")
+
+    # --- protocol
+
+    def _protocol(self, message: Message, parsed: Parsed) -> None:
+        if parsed.glued_prefix is not None:
+            lost = f"the response to id {parsed.id!r}" if parsed.kind in (
+                Kind.RESPONSE, Kind.ERROR_RESPONSE) else f"this {parsed.kind.value}"
+            side = "stdout" if message.stream is Stream.S2C else "stdin"
+            self._find(f"{side}.glued-prefix", message.seq, message.stream,
+                       f"the stray text {preview(parsed.glued_prefix)} was glued before a JSON message, so "
+                       f"the other side cannot parse the line and loses {lost}")
+        if parsed.kind is Kind.REQUEST:
+            self._request(message)
+        elif parsed.kind is Kind.NOTIFICATION:
+            self._notification(message)
         else:
-            x.state = ExchangeState.ERROR if msg.kind is Kind.ERROR_RESPONSE else ExchangeState.ANSWERED
-        if older is not None and older.request_seq < x.request_seq and not older.long_lived:
-            x.out_of_order = True
-            self._raise(msg, "pairing.out-of-order", msg.seq, msg.stream,
-                        f"answered before request {older.request_seq} (id {older.id!r})", x.request_seq)
-        if x.latency is not None and x.latency > self.slow_after and x.request_seq not in self._slow:
-            self._slow.add(x.request_seq)
-            self._raise(None, "pairing.slow", x.request_seq, x.stream,
-                        f"{x.method} (id {x.id!r}) took {x.latency:.1f}s")
-        self._done[direction][key] = x
-        self._era_from_reply(x, payload)
-        self._events.append(ExchangeUpdated(x))
+            self._response(message)
 
-    def _era_from_reply(self, x: Exchange, payload: dict[str, Any]) -> None:
-        result = payload.get("result")
-        if x.method == "initialize" and x.stream is Stream.C2S and isinstance(result, dict):
+    def _request(self, message: Message) -> None:
+        stream, method = message.stream, message.method or ""
+        params = message.payload.get("params")
+        exchange = Exchange(message.seq, stream, message.id, method, message.t,
+                            long_lived=method in LONG_LIVED)
+        message.exchange = exchange
+        if valid_id(message.id):
+            key = id_key(message.id)
+            if key in self._pending[stream]:
+                self._find("pairing.duplicate-id", message.seq, stream,
+                           f"id {message.id!r} is already in flight ({self._pending[stream][key].method}, "
+                           f"seq {self._pending[stream][key].request_seq})")
+            else:
+                self._pending[stream][key] = exchange
+        self.exchanges.append(exchange)
+        if stream is Stream.S2C:
+            if self.era is Era.MODERN:
+                self._find("direction.server-request", message.seq, stream,
+                           f"the server sent a {method} request; in 2026-07-28 servers send no requests")
+            return
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        has_meta = isinstance(version, str) and isinstance(meta, dict) and META_CAPABILITIES in meta
+        if method == "initialize":
+            self._initialize = exchange
+            return
+        if has_meta:
+            if self.era is Era.UNKNOWN:
+                self.era = Era.MODERN
+                self.protocol_version = version
+        elif self.era is Era.LEGACY:
+            if not self._initialized_sent and not self._initialized_flagged and method != "ping":
+                self._initialized_flagged = True
+                self._find("legacy.initialized-missing", message.seq, stream,
+                           f"{method} was sent before notifications/initialized")
+        elif self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
+            self._held_meta.append(message)
+        else:
+            self._flag_meta_missing(message)
+        if method == "ping" and self.era is Era.MODERN:
+            self._find("ping.modern", message.seq, stream, "ping was removed in 2026-07-28")
+
+    def _flag_meta_missing(self, message: Message) -> None:
+        self._meta_missing.add(message.seq)
+        self._find("meta.missing", message.seq, message.stream,
+                   f"{message.method} (id {message.id!r}) has no _meta protocolVersion and "
+                   "clientCapabilities; a 2026-07-28 server must reject it with -32602")
+        exchange = message.exchange
+        if exchange is not None and exchange.reply_seq is not None:
+            self._check_not_rejected(exchange, self._by_seq[exchange.reply_seq])
+
+    def _notification(self, message: Message) -> None:
+        if message.method == "notifications/initialized" and message.stream is Stream.C2S:
+            self._initialized_sent = True
+        if message.method != "notifications/cancelled":
+            return
+        params = message.payload.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        # The requester cancels its own request: a cancel on c2s names a c2s request.
+        exchange = self._pending[message.stream].get(id_key(request_id)) if valid_id(request_id) else None
+        if exchange is None:
+            closed = self._closed[message.stream].get(id_key(request_id)) if valid_id(request_id) else None
+            if closed is None:
+                self._find("cancel.unknown-request", message.seq, message.stream,
+                           f"the cancel names id {request_id!r}, which is not in flight")
+            return
+        self._pending[message.stream].pop(id_key(request_id))
+        self._closed[message.stream][id_key(request_id)] = exchange
+        exchange.state = ExchangeState.CANCELLED
+        exchange.cancel_seq = message.seq
+        self._events.append(ExchangeUpdated(exchange))
+
+    def _response(self, message: Message) -> None:
+        stream = message.stream
+        requests = opposite(stream)
+        if stream is Stream.C2S and self.era is Era.MODERN:
+            self._find("direction.client-response", message.seq, stream,
+                       "the client wrote a response on stdin; in 2026-07-28 clients send none")
+        error = message.payload.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        if message.id is None:
+            if message.kind is Kind.ERROR_RESPONSE and code in PARSE_ERRORS:
+                return  # legal: the id could not be read
+            if message.kind is Kind.ERROR_RESPONSE:
+                self._find("jsonrpc.null-id", message.seq, stream,
+                           f"an error ({code}) with no id, though no unreadable request preceded it")
+            return
+        if not valid_id(message.id):
+            return
+        key = id_key(message.id)
+        exchange = self._pending[requests].pop(key, None)
+        if exchange is None:
+            closed = self._closed[requests].get(key)
+            if closed is None:
+                self._find("pairing.unknown-id", message.seq, stream,
+                           f"a reply to id {message.id!r}, but no request with that id is pending")
+            elif closed.state is ExchangeState.CANCELLED and closed.reply_seq is None:
+                self._pair(closed, message, code)
+                closed.state = ExchangeState.CANCELLED
+                self._find("pairing.reply-after-cancel", message.seq, stream,
+                           f"a reply to {closed.method} (id {message.id!r}), cancelled at seq "
+                           f"{closed.cancel_seq}", related_seq=closed.request_seq)
+            else:
+                self._find("pairing.duplicate-response", message.seq, stream,
+                           f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
+                           f"{closed.reply_seq}", related_seq=closed.request_seq)
+            return
+        # Pending requests are kept in sending order, so the oldest is the first one left.
+        oldest = next((e for e in self._pending[requests].values() if not e.long_lived), None)
+        self._closed[requests][key] = exchange
+        self._pair(exchange, message, code)
+        if oldest is not None and oldest.request_seq < exchange.request_seq:
+            exchange.out_of_order = True
+            self._find("pairing.out-of-order", message.seq, stream,
+                       f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
+                       f"(sent at seq {oldest.request_seq})", related_seq=exchange.request_seq)
+        if requests is Stream.C2S:
+            self._check_reply(exchange, message, code)
+
+    def _pair(self, exchange: Exchange, message: Message, code: Any) -> None:
+        exchange.reply_seq = message.seq
+        exchange.reply_t = message.t
+        failed = message.kind is Kind.ERROR_RESPONSE
+        exchange.state = ExchangeState.ERROR if failed else ExchangeState.ANSWERED
+        message.exchange = exchange
+        message.method = exchange.method
+        self._events.append(ExchangeUpdated(exchange))
+
+    def _check_reply(self, exchange: Exchange, message: Message, code: Any) -> None:
+        """Rules on a server's reply to a client request."""
+        result = message.payload.get("result")
+        if exchange.method == "initialize":
+            self._initialize_answered(message, result)
+            return
+        if code == -32022:
+            data = message.payload["error"].get("data")
+            if not (isinstance(data, dict) and isinstance(data.get("supported"), list)):
+                self._find("error.unsupported-version-data", message.seq, message.stream,
+                           "-32022 without data.supported: the client cannot pick a version to retry with")
+        elif (code is not None and isinstance(code, int) and -32019 <= code <= -32000
+              and self.era is not Era.LEGACY):
+            self._find("jsonrpc.deprecated-error-code", message.seq, message.stream,
+                       f"error code {code} is in the pre-MCP range -32000..-32019")
+        if exchange.request_seq in self._meta_missing:
+            self._check_not_rejected(exchange, message)
+        request = self._by_seq.get(exchange.request_seq)
+        if message.kind is not Kind.RESPONSE or not isinstance(result, dict) or request is None:
+            return
+        params = request.payload.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        if not isinstance(version, str) or self.era is Era.LEGACY:
+            return
+        if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
+            self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
+        if self.supported_versions is not None and version not in self.supported_versions:
+            self._find("version.unlisted", message.seq, message.stream,
+                       f"the server answered a {version} request but lists only "
+                       f"{', '.join(self.supported_versions)}")
+        if "resultType" not in result:
+            self._find("result.missing-result-type", message.seq, message.stream,
+                       f"the {exchange.method} result has no resultType")
+        if (exchange.method in CACHEABLE and result.get("resultType", "complete") == "complete"
+                and not ("ttlMs" in result and "cacheScope" in result)):
+            missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
+            self._find("cache.missing-ttl", message.seq, message.stream,
+                       f"the {exchange.method} result has no {missing}")
+
+    def _check_not_rejected(self, exchange: Exchange, reply: Message) -> None:
+        if reply.kind is Kind.RESPONSE:
+            self._find("meta.not-rejected", reply.seq, reply.stream,
+                       f"the server answered {exchange.method} (id {exchange.id!r}), which had no _meta, "
+                       "instead of rejecting it with -32602", related_seq=exchange.request_seq)
+
+    def _initialize_answered(self, message: Message, result: Any) -> None:
+        held, self._held_meta = self._held_meta, []
+        if message.kind is Kind.RESPONSE and isinstance(result, dict):
             self.era = Era.LEGACY
             version = result.get("protocolVersion")
             self.protocol_version = version if isinstance(version, str) else None
-        elif x.method == "server/discover" and isinstance(result, dict) and self.era is not Era.LEGACY:
+            return
+        if self.era is Era.UNKNOWN:  # a modern server rejected initialize: the process is modern
             self.era = Era.MODERN
+        for request in held:
+            self._flag_meta_missing(request)
 
-    # --- lifecycle
+    # --- bookkeeping
 
-    def _lifecycle_record(self, rec: LifecycleRecord) -> None:
-        seen = LifecycleSeen(rec.seq, rec.t, rec.event.value, dict(rec.details))
-        self.lifecycle.append(seen)
-        self._events.append(seen)
-        if rec.event is Event.GRACE_EXPIRED:
-            self._raise(None, "lifecycle.no-exit-on-eof", rec.seq, None,
-                        "the server was still running after its stdin closed")
-        elif rec.event is Event.SERVER_EXITED:
-            open_ = [x for x in self._open[Stream.C2S].values() if not x.long_lived]
-            if open_:
-                ids = ", ".join(repr(x.id) for x in open_)
-                self._raise(None, "lifecycle.crash-in-flight", rec.seq, None,
-                            f"the server exited with {len(open_)} request(s) in flight (ids {ids})")
+    def _add_message(self, message: Message) -> None:
+        self.messages.append(message)
+        self._by_seq[message.seq] = message
+        self._events.append(MessageSeen(message))
 
-    # --- plumbing
-
-    def _emit(self, msg: Message) -> None:
-        self.messages.append(msg)
-        self._events.append(MessageSeen(msg))
-
-    def _raise(self, msg: Message | None, rule_id: str, seq: int, stream: Stream | None,
-               sentence: str, related: int | None = None) -> None:
-        finding = Finding(RULES[rule_id], seq, stream, sentence, related)
+    def _find(self, rule_id: str, seq: int, stream: Stream | None, sentence: str,
+              related_seq: int | None = None) -> None:
+        finding = Finding(RULES[rule_id], seq, stream, sentence, related_seq)
         self.findings.append(finding)
-        if msg is not None:
-            msg.findings.append(finding)
+        target = self._by_seq.get(seq)
+        if target is not None:
+            target.findings.append(finding)
         self._events.append(FindingRaised(finding))
-
-    def _take(self) -> list[AnalysisEvent]:
-        events, self._events = self._events, []
-        return events

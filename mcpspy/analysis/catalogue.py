@@ -1,54 +1,182 @@
-"""The one table of rules, by id. Ids are a public interface: never rename one."""
+"""The findings catalogue: one table of rules, each with its spec source.
+
+Rule ids are a public interface (users grep them, CI configs name them):
+never rename one. Severity: error breaks a MUST or MUST NOT, warning breaks a
+SHOULD or is almost surely a bug, info is legal but worth seeing.
+"""
 
 from __future__ import annotations
 
 from mcpspy.analysis.model import Rule, Severity
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-STDIO = "2026-07-28/basic/transports/stdio.mdx; seed 'stdio: One Message per Line'"
-BASE = "<rev>/basic/index.mdx"
-_ROWS: list[tuple[str, Severity, str, str]] = [
-    ("stdout.not-json", E, "The server wrote a line to stdout that is not a JSON-RPC message.", STDIO),
-    ("stdout.glued-prefix", E, "Stray text was glued before a JSON message; the client loses it.", STDIO),
-    ("stdout.multiline-json", E, "A message was pretty-printed over several lines.", STDIO),
-    ("stdout.content-length", E, "LSP Content-Length framing; MCP on stdio is one message per line.", STDIO),
-    ("stdout.invalid-utf8", E, "A stdout line is not valid UTF-8; messages MUST be UTF-8.", STDIO),
-    ("stdout.crlf", INFO, "A stdout line ends in CR LF; tolerated, but not the usual framing.", STDIO),
-    ("stdout.unterminated", INFO, "The last stdout line has no newline: not a delimited message.", STDIO),
-    ("stdout.blank-line", INFO, "An empty line on stdout is not a message.", "seed 'Reading Lines'"),
-    ("stdin.not-json", E, "The client wrote a line to stdin that is not a JSON-RPC message.", STDIO),
-    ("stdin.glued-prefix", E, "Stray text was glued before a JSON message on stdin.", STDIO),
-    ("stdin.multiline-json", E, "The client pretty-printed a message over several lines.", STDIO),
-    ("stdin.content-length", E, "LSP Content-Length framing on stdin.", STDIO),
-    ("stdin.invalid-utf8", E, "A stdin line is not valid UTF-8.", STDIO),
-    ("stdin.crlf", INFO, "A stdin line ends in CR LF.", STDIO),
-    ("stdin.unterminated", INFO, "The last stdin line has no newline.", STDIO),
-    ("stdin.blank-line", INFO, "An empty line on stdin is not a message.", "seed 'Reading Lines'"),
-    ("jsonrpc.not-object", E, "The line is JSON but not a JSON-RPC object.", "schema JSONRPCMessage"),
-    ("jsonrpc.version", E, 'A message without "jsonrpc": "2.0".', BASE),
-    ("jsonrpc.batch", E, "A JSON array (batch); MCP on stdio sends one message per line.", BASE),
-    ("jsonrpc.null-id", E, "A request or result with id null; MCP ids MUST NOT be null.", BASE),
-    ("jsonrpc.id-type", E, "An id that is neither a string nor an integer.", BASE),
-    ("jsonrpc.result-and-error", E, "A response with both result and error (or neither).", BASE),
-    ("jsonrpc.error-shape", E, "An error without an integer code and a string message.", BASE),
-    ("jsonrpc.deprecated-error-code", INFO, "Codes -32000..-32019 SHOULD NOT be used.", BASE),
-    ("pairing.unknown-id", E, "A response to an id the other side never sent.", BASE),
-    ("pairing.duplicate-response", E, "A second response for the same request.", BASE),
-    ("pairing.duplicate-id", E, "A request reusing the id of one still open.", BASE),
-    ("pairing.reply-after-cancel", W, "A reply to a request that was cancelled.", "cancellation.mdx"),
-    ("pairing.out-of-order", INFO, "Replied while an older request was pending; legal.", STDIO),
-    ("pairing.slow", W, "A request took longer than the slow threshold.", "cancellation.mdx Timeouts"),
-    ("pairing.unanswered", W, "A request was never answered.", BASE),
-    ("meta.missing", E, "A modern request without _meta protocolVersion or clientCapabilities.", BASE),
-    ("meta.not-rejected", E, "The server answered a malformed request instead of -32602.", BASE),
-    ("error.unsupported-version-data", E, "A -32022 error without data.supported.", "schema/2026-07-28"),
-    ("result.missing-result-type", E, "A modern result without resultType.", BASE),
-    ("cache.missing-ttl", E, "A discover or list result without ttlMs and cacheScope.", "caching.mdx"),
-    ("direction.server-request", E, "The server wrote a request in a modern process.", STDIO),
-    ("direction.client-response", E, "The client wrote a response in a modern process.", STDIO),
-    ("ping.modern", W, "ping was removed in 2026-07-28.", "2026-07-28/changelog.mdx"),
-    ("lifecycle.no-exit-on-eof", W, "The server was still running after stdin closed.", STDIO),
-    ("lifecycle.crash-in-flight", W, "The server exited with requests in flight.", STDIO),
+STDIO = "2026-07-28/basic/transports/stdio.mdx"
+BASE = "2026-07-28/basic/index.mdx"
+REQ = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}'
+RES = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}'
+
+
+def _framing(prefix: str, side: str, who: str) -> list[Rule]:
+    """The framing rules hold for both pipes; stdout and stdin get a twin each."""
+    ex = RES if prefix == "stdout" else REQ
+    return [
+        Rule(f"{prefix}.not-json", E,
+             f"A line on the {side} is not JSON: the {who} must write nothing there but MCP messages "
+             "(a banner, a log line or a print belongs on stderr).",
+             f"{STDIO} (\"MUST NOT write anything to its stdout that is not a valid MCP message\")",
+             bad="ready", good="(log to stderr instead)"),
+        Rule(f"{prefix}.glued-prefix", E,
+             "Text was written without a newline and glued onto the next message, so that message "
+             "no longer parses and the other side drops it.",
+             f"{STDIO}; seed \u00a7\"Tom's 'ready', Explained\"",
+             bad=f"ready {ex}", good=ex),
+        Rule(f"{prefix}.multiline-json", E,
+             "One message was spread over several lines (pretty-printed): messages are delimited by "
+             "newlines and must not contain embedded newlines.",
+             f"{STDIO} (\"MUST NOT contain embedded newlines\")",
+             bad='{\n  "jsonrpc": "2.0",\n  ...\n}', good=ex),
+        Rule(f"{prefix}.content-length", E,
+             "LSP-style Content-Length header framing: MCP on stdio is one JSON message per line, "
+             "with no headers.",
+             STDIO, bad="Content-Length: 52", good=ex),
+        Rule(f"{prefix}.invalid-utf8", E,
+             "A line is not valid UTF-8: JSON-RPC messages must be UTF-8 encoded.",
+             "2026-07-28/basic/transports/index.mdx \u00a7Messages", bad="\\xff\\xfe{...}", good=ex),
+        Rule(f"{prefix}.crlf", INFO,
+             "The line ends in \\r\\n: most readers strip the \\r, but some keep it in the message.",
+             f"{STDIO} (messages are delimited by newlines)", bad=ex + "\\r\\n", good=ex + "\\n"),
+        Rule(f"{prefix}.unterminated", W,
+             "The last line ended without a newline: a reader waiting for the newline never sees it.",
+             f"{STDIO} (derived: \"delimited by newlines\")", bad=ex + "<EOF>", good=ex + "\\n"),
+        Rule(f"{prefix}.blank-line", INFO,
+             "An empty line: not a message; most readers skip it.",
+             "seed \u00a7\"Reading Lines\" (derived)", bad="", good=ex),
+    ]
+
+
+RULES_TABLE: list[Rule] = [
+    *_framing("stdout", "server's stdout", "server"),
+    *_framing("stdin", "server's stdin", "client"),
+    # JSON-RPC envelope
+    Rule("jsonrpc.version", E, 'Every message must carry "jsonrpc": "2.0", exactly.',
+         f"{BASE} \u00a7Messages; schema JSONRPCMessage",
+         bad='{"id":1,"method":"tools/list"}', good='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+    Rule("jsonrpc.invalid", E,
+         "JSON, but not a JSON-RPC message: not an object with a method, or an id with a result or "
+         "an error.", f"{BASE} \u00a7Requests, \u00a7Responses, \u00a7Notifications",
+         bad='{"jsonrpc":"2.0","hello":1}', good=REQ),
+    Rule("jsonrpc.batch", E,
+         "A JSON array (a batch): batching was removed in 2025-06-18; each line is one message.",
+         "2025-06-18/changelog.mdx \u00a7Major changes 1", bad=f"[{REQ}]", good=REQ),
+    Rule("jsonrpc.null-id", E,
+         "The id is null: requests must carry a string or integer id, and a result must answer one "
+         "(an error may have a null id only when the request's id could not be read).",
+         f"{BASE} \u00a7Requests (\"the ID MUST NOT be null\")",
+         bad='{"jsonrpc":"2.0","id":null,"method":"tools/list"}', good=REQ),
+    Rule("jsonrpc.id-type", E, "The id must be a string or an integer (not a float, bool, object or array).",
+         f"{BASE} \u00a7Requests", bad='{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', good=REQ),
+    Rule("jsonrpc.result-and-error", E, "A response carries exactly one of result and error, never both.",
+         "2025-06-18/basic/index.mdx \u00a7Responses",
+         bad='{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}', good=RES),
+    Rule("jsonrpc.error-shape", E, "An error must be an object with an integer code and a string message.",
+         f"{BASE} \u00a7Error Responses (\"Error codes MUST be integers\")",
+         bad='{"jsonrpc":"2.0","id":1,"error":"boom"}',
+         good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}'),
+    Rule("jsonrpc.deprecated-error-code", W,
+         "Error codes -32000 to -32019 predate MCP's reserved range; new implementations should not "
+         "use them.", f"{BASE} \u00a7Error Codes",
+         bad='{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"x"}}',
+         good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}'),
+    # pairing
+    Rule("pairing.unknown-id", E,
+         "A reply to an id that no pending request carries: the other side has nothing to match it to.",
+         f"{BASE} \u00a7Responses (\"MUST include the same ID\")",
+         bad='request id 1, reply id 2', good='request id 1, reply id 1'),
+    Rule("pairing.duplicate-response", E, "A second reply to a request that was already answered.",
+         f"{BASE} \u00a7Responses (derived)", bad="two replies with id 1", good="one reply with id 1"),
+    Rule("pairing.duplicate-id", E,
+         "A request reuses the id of a request of the same sender that is still pending.",
+         f"{BASE} \u00a7Requests (\"MUST NOT match the ID of any other request ... not yet received\")",
+         bad="two requests with id 1 in flight", good="ids 1 and 2"),
+    Rule("pairing.reply-after-cancel", W,
+         "A reply came for a request its sender had cancelled: after a cancel the server must not "
+         "send further messages for it.",
+         f"{STDIO} \u00a7Cancellation; 2026-07-28/basic/patterns/cancellation.mdx",
+         bad="notifications/cancelled for id 4, then a reply to 4", good="no reply after the cancel"),
+    Rule("pairing.out-of-order", INFO,
+         "A reply overtook the reply to an older request: legal, since replies are matched by id, but "
+         "a client that matches by position breaks.", f"{STDIO} \u00a7Receiving Messages",
+         bad="(legal) replies 3 then 2", good="(any order is legal)"),
+    Rule("pairing.slow", W, "A request has waited longer than the slow threshold for its reply.",
+         "2026-07-28/basic/patterns/cancellation.mdx \u00a7Timeouts",
+         bad="no reply after 30 s", good="a reply, or a cancel"),
+    Rule("pairing.unanswered", W, "A request never got a reply before the session ended.",
+         f"{BASE} \u00a7Responses (derived)", bad="a request with no reply", good="every request answered"),
+    Rule("cancel.unknown-request", W,
+         "notifications/cancelled names a request that is not in flight; receivers ignore it.",
+         "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
+         bad='{"method":"notifications/cancelled","params":{"requestId":99}}',
+         good="cancel an id still pending"),
+    # 2026-07-28
+    Rule("meta.missing", E,
+         "A request without _meta io.modelcontextprotocol/protocolVersion and clientCapabilities: in "
+         "2026-07-28 every request carries them; the server must not rely on earlier requests.",
+         f"{BASE} \u00a7_meta \"Per-request protocol fields\"; \u00a7Statelessness",
+         bad='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket"}}',
+         good='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket",'
+              '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+              '"io.modelcontextprotocol/clientCapabilities":{}}}}'),
+    Rule("meta.not-rejected", E,
+         "The server answered a request that lacked the required _meta instead of rejecting it with "
+         "-32602: it is relying on connection state.",
+         f"{BASE} \u00a7_meta (\"MUST reject it with JSON-RPC error code -32602\")",
+         bad='{"jsonrpc":"2.0","id":8,"result":{...}}',
+         good='{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params"}}'),
+    Rule("error.unsupported-version-data", E,
+         "An UnsupportedProtocolVersion error (-32022) must list data.supported (and data.requested).",
+         "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation",
+         bad='{"error":{"code":-32022,"message":"Unsupported protocol version"}}',
+         good='{"error":{"code":-32022,"message":"...","data":{"supported":["2026-07-28"],'
+              '"requested":"1900-01-01"}}}'),
+    Rule("version.unlisted", W,
+         "The server answered a request in a protocol version it does not list as supported.",
+         "2026-07-28/basic/versioning.mdx (derived)",
+         bad='supportedVersions ["2026-07-28"], answers a "2025-01-01" request',
+         good="-32022 with data.supported"),
+    Rule("result.missing-result-type", E, "Every 2026-07-28 result must include resultType.",
+         f"{BASE} \u00a7ResultType", bad='{"result":{"tools":[]}}', good=RES),
+    Rule("cache.missing-ttl", E,
+         "A server/discover, list or resources/read result must carry ttlMs and cacheScope.",
+         "2026-07-28/server/utilities/caching.mdx \u00a7Cacheable Results",
+         bad='{"result":{"resultType":"complete","tools":[]}}',
+         good='{"result":{"resultType":"complete","tools":[],"ttlMs":60000,"cacheScope":"public"}}'),
+    Rule("direction.server-request", E,
+         "The server wrote a JSON-RPC request on stdout: in 2026-07-28 servers ask through "
+         "InputRequiredResult instead.", f"{STDIO} \u00a7Receiving Messages",
+         bad='{"jsonrpc":"2.0","id":1,"method":"roots/list"}', good='{"result":{"resultType":'
+         '"input_required","inputRequests":{...}}}'),
+    Rule("direction.client-response", E,
+         "The client wrote a JSON-RPC response on the server's stdin: in 2026-07-28 it must not.",
+         f"{STDIO} \u00a7Sending Messages", bad='{"jsonrpc":"2.0","id":1,"result":{}}',
+         good="answers travel in the retry's inputResponses"),
+    Rule("ping.modern", W, "ping was removed in 2026-07-28; a modern server answers it with -32601.",
+         "2026-07-28/changelog.mdx Major 5", bad='{"jsonrpc":"2.0","id":1,"method":"ping"}',
+         good="server/discover, when a liveness check is needed"),
+    # legacy era
+    Rule("legacy.initialized-missing", W,
+         "After a successful initialize the client must send notifications/initialized before "
+         "other requests.", "2025-11-25/basic/lifecycle.mdx \u00a7Initialization",
+         bad="initialize, then tools/list", good="initialize, notifications/initialized, tools/list"),
+    # lifecycle
+    Rule("lifecycle.no-exit-on-eof", W,
+         "The server was still running after its stdin closed; it should exit promptly.",
+         f"{STDIO} \u00a7Shutdown", bad="a server that ignores EOF on stdin",
+         good="exit when stdin reaches end of file"),
+    Rule("lifecycle.crash-in-flight", E,
+         "The server exited with requests in flight: their replies are lost.",
+         f"{STDIO} \u00a7Shutdown, \u00a7Unexpected Termination",
+         bad="exit while a tools/call is pending", good="answer, then exit"),
 ]
 
-RULES: dict[str, Rule] = {rid: Rule(rid, sev, summary, src) for rid, sev, summary, src in _ROWS}
+RULES: dict[str, Rule] = {rule.id: rule for rule in RULES_TABLE}
+assert len(RULES) == len(RULES_TABLE), "duplicate rule id"

@@ -1,74 +1,143 @@
-"""Classify one line: what kind of JSON-RPC message it is, and its envelope faults."""
+"""What one line is, on its own: JSON-RPC kind, id, method, and envelope faults.
+
+Pure and stateless; the analyzer adds what needs history (pairing, era).
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from mcpspy.analysis.model import Kind
 
-Problem = tuple[str, str]  # (rule id without stream prefix where it applies, sentence)
+CONTENT_LENGTH = re.compile(rb"^\s*Content-(Length|Type)\s*:", re.IGNORECASE)
+PREVIEW = 40
 
 
-def parse(data: bytes) -> tuple[bool, Any]:
+@dataclass(slots=True)
+class Parsed:
+    kind: Kind
+    payload: Any = None
+    id: Any = None
+    has_id: bool = False
+    method: str | None = None
+    glued_prefix: bytes | None = None
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (rule suffix or id, sentence)
+
+
+def preview(data: bytes | str, limit: int = PREVIEW) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def classify_line(raw: bytes) -> Parsed:
+    """Classify a line without its newline. Framing problems use the suffix ("not-json", ...)."""
+    problems: list[tuple[str, str]] = []
+    body = raw
+    if body.endswith(b"\r"):
+        body = body[:-1]
+        problems.append(("crlf", "the line ends in \\r\\n"))
+    if not body.strip():
+        problems.append(("blank-line", "an empty line"))
+        return Parsed(Kind.NOT_JSON, problems=problems)
     try:
-        return True, orjson.loads(data)
+        payload = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return False, None
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(("invalid-utf8", f"the line is not valid UTF-8 (byte {exc.start})"))
+            return Parsed(Kind.NOT_JSON, problems=problems)
+        if CONTENT_LENGTH.match(body):
+            problems.append(("content-length", f"a header line {preview(body)}: LSP framing, not MCP"))
+            return Parsed(Kind.NOT_JSON, problems=problems)
+        glued = _split_glued(body)
+        if glued is not None:
+            prefix, message = glued
+            parsed = classify_message(message)
+            parsed.glued_prefix = prefix
+            parsed.problems[:0] = problems
+            return parsed
+        problems.append(("not-json", f"{preview(body)} is not JSON"))
+        return Parsed(Kind.NOT_JSON, problems=problems)
+    parsed = classify_message(payload)
+    parsed.problems[:0] = problems
+    return parsed
 
 
-def classify(payload: Any) -> tuple[Kind, Any, str | None, list[Problem]]:
-    """Kind, id, method and envelope problems of one parsed JSON value."""
-    problems: list[Problem] = []
+def _split_glued(body: bytes) -> tuple[bytes, Any] | None:
+    """`ready {"jsonrpc":...}`: stray text, then a JSON-RPC message on the same line."""
+    start = body.find(b"{")
+    while start > 0:
+        try:
+            message = orjson.loads(body[start:])
+        except orjson.JSONDecodeError:
+            start = body.find(b"{", start + 1)
+            continue
+        if isinstance(message, dict) and "jsonrpc" in message:
+            return body[:start], message
+        return None
+    return None
+
+
+def classify_message(payload: Any) -> Parsed:
+    """Classify a parsed JSON value; envelope problems use full rule ids."""
     if isinstance(payload, list):
-        return Kind.INVALID, None, None, [("jsonrpc.batch", "a JSON array (batch) of messages")]
+        return Parsed(Kind.INVALID, payload, problems=[("jsonrpc.batch", "a JSON array (a batch)")])
     if not isinstance(payload, dict):
-        return Kind.INVALID, None, None, [("jsonrpc.not-object", "JSON, but not an object")]
+        problem = ("jsonrpc.invalid", "a JSON value that is not an object")
+        return Parsed(Kind.INVALID, payload, problems=[problem])
+    problems: list[tuple[str, str]] = []
     if payload.get("jsonrpc") != "2.0":
-        problems.append(("jsonrpc.version", f'"jsonrpc" is {payload.get("jsonrpc")!r}, not "2.0"'))
-    method = payload.get("method")
+        got = payload.get("jsonrpc", None)
+        problems.append(("jsonrpc.version", f'"jsonrpc" is {orjson.dumps(got).decode()}, not "2.0"'))
     has_id = "id" in payload
     msg_id = payload.get("id")
-    if isinstance(method, str):
+    method = payload.get("method")
+    if "method" in payload:
+        if not isinstance(method, str):
+            problems.append(("jsonrpc.invalid", "method is not a string"))
+            return Parsed(Kind.INVALID, payload, msg_id, has_id, problems=problems)
         if not has_id:
-            return Kind.NOTIFICATION, None, method, problems
-        problems.extend(_id_problems(msg_id, "request"))
-        return Kind.REQUEST, msg_id, method, problems
-    has_result, has_error = "result" in payload, "error" in payload
-    if has_result == has_error:
-        if not has_result and not has_id:
-            return Kind.INVALID, None, None, [*problems, ("jsonrpc.not-object", "not a JSON-RPC message")]
-        problems.append(("jsonrpc.result-and-error", "a response needs exactly one of result and error"))
-    if has_error and not has_result:
-        error = payload["error"]
-        code = error.get("code") if isinstance(error, dict) else None
-        if not (isinstance(code, int) and not isinstance(code, bool)
-                and isinstance(error.get("message"), str)):
-            problems.append(("jsonrpc.error-shape", "error needs an integer code and a string message"))
-        elif -32019 <= code <= -32000:
-            problems.append(("jsonrpc.deprecated-error-code", f"error code {code} is in -32000..-32019"))
-        if msg_id is None and code not in (-32700, -32600):
-            problems.append(("jsonrpc.null-id", f"error {code} with no id, though the request was readable"))
-        elif msg_id is not None:
-            problems.extend(_id_problems(msg_id, "response"))
-        return Kind.ERROR_RESPONSE, msg_id, None, problems
-    problems.extend(_id_problems(msg_id, "result"))
-    return Kind.RESPONSE, msg_id, None, problems
+            return Parsed(Kind.NOTIFICATION, payload, None, False, method, problems=problems)
+        _check_request_id(msg_id, problems)
+        return Parsed(Kind.REQUEST, payload, msg_id, True, method, problems=problems)
+    if "result" in payload or "error" in payload:
+        if "result" in payload and "error" in payload:
+            problems.append(("jsonrpc.result-and-error", "the response has both result and error"))
+        if "error" in payload:
+            error = payload["error"]
+            if not (isinstance(error, dict) and valid_id_code(error.get("code"))
+                    and isinstance(error.get("message"), str)):
+                problems.append(("jsonrpc.error-shape", "error lacks an integer code or a string message"))
+            if has_id and msg_id is not None and not valid_id(msg_id):
+                problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
+                                 "or an integer"))
+            return Parsed(Kind.ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
+        if not has_id or msg_id is None:
+            problems.append(("jsonrpc.null-id", "a result with a null or missing id answers nothing"))
+        elif not valid_id(msg_id):
+            problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
+                             "or an integer"))
+        return Parsed(Kind.RESPONSE, payload, msg_id, has_id, problems=problems)
+    problems.append(("jsonrpc.invalid", "an object with neither a method nor a result or error"))
+    return Parsed(Kind.INVALID, payload, msg_id, has_id, problems=problems)
 
 
-def _id_problems(msg_id: Any, what: str) -> list[Problem]:
+def valid_id_code(code: Any) -> bool:
+    return isinstance(code, int) and not isinstance(code, bool)
+
+
+def _check_request_id(msg_id: Any, problems: list[tuple[str, str]]) -> None:
     if msg_id is None:
-        return [("jsonrpc.null-id", f"a {what} with id null")]
-    if isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)):
-        return [("jsonrpc.id-type", f"a {what} id {msg_id!r} is neither a string nor an integer")]
-    return []
-
-
-def id_key(msg_id: Any) -> tuple[str, Any]:
-    """Ids compare by type too: 1 is not "1"."""
-    try:
-        hash(msg_id)
-        return (type(msg_id).__name__, msg_id)
-    except TypeError:
-        return (type(msg_id).__name__, repr(msg_id))
+        problems.append(("jsonrpc.null-id", "a request with id null"))
+    elif not valid_id(msg_id):
+        problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string or an "
+                         "integer"))

@@ -1,4 +1,4 @@
-"""Analyse a finished capture in one go."""
+"""Analyse a whole capture file: what `report` and the benchmarks use."""
 
 from __future__ import annotations
 
@@ -13,5 +13,7 @@ def analyze_capture(path: str | os.PathLike[str], slow_after: float = 30.0) -> t
     analyzer = Analyzer(slow_after=slow_after)
     for record in capture.records:
         analyzer.feed(record)
+    if capture.records:
+        analyzer.check_pending(capture.records[-1].t)
     analyzer.finish()
     return capture, analyzer
