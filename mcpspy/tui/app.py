@@ -36,6 +36,7 @@ from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Record
 from mcpspy.filters import Filter, FilterError, parse_filter
 from mcpspy.tui.rows import MARK, message_cells, pretty_json, visible_raw
+from mcpspy.tui.timeline import render_timeline
 
 POLL_IDLE = 0.05
 COLUMNS = ("time", "dir", "kind", "id", "method", "latency", "size", "!")
@@ -74,6 +75,7 @@ class InspectorApp(App[None]):
         Binding("G", "bottom", "Bottom", show=False),
         Binding("tab", "focus_next", "Next pane", show=False),
         Binding("slash", "open_filter", "Filter"),
+        Binding("question_mark", "show_help_panel", "Keys"),
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
 
@@ -105,6 +107,8 @@ class InspectorApp(App[None]):
                     yield DataTable(id="inflight", cursor_type="row")
                 with TabPane("Stderr", id="tab-stderr"):
                     yield Log(id="stderr")
+                with TabPane("Timeline", id="tab-timeline"), VerticalScroll():
+                    yield Static(id="timeline")
         yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
         yield Static(id="filter-error")
         yield Footer()
@@ -181,6 +185,12 @@ class InspectorApp(App[None]):
             table.move_cursor(row=table.row_count - 1)
         self.refresh_header()
         self.refresh_inflight()
+        self.refresh_timeline()
+
+    def refresh_timeline(self) -> None:
+        now = self.rows[-1].t if self.rows else 0.0
+        for pane in self.query("#timeline").results(Static):
+            pane.update(render_timeline(self.analyzer.exchanges, now, max(pane.size.width, 60)))
 
     def _add_row(self, table: DataTable[str], message: Message) -> None:
         if self.filter is not None and not self.filter(message):

@@ -98,3 +98,14 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
         await pilot.press("ctrl+a", "ctrl+k", "enter")
         await pilot.pause(0.1)
         assert table.row_count == 4
+
+
+def test_timeline_marks_the_reply_that_overtook() -> None:
+    from mcpspy.analysis.replay import analyze_capture
+    from mcpspy.tui.timeline import render_timeline
+
+    _, analyzer = analyze_capture(FIXTURES / "lesson-out-of-order.jsonl")
+    lines = render_timeline(analyzer.exchanges, 1.0, 80).plain.splitlines()
+    assert len(lines) == len(analyzer.exchanges) == 2
+    assert [("⇅" in line) for line in lines] == [x.out_of_order for x in analyzer.exchanges]
+    assert any(x.out_of_order for x in analyzer.exchanges)
