@@ -48,6 +48,11 @@ def run_watch(args: argparse.Namespace) -> int:
             return _error(f"no session {args.session!r} in {', '.join(map(str, dirs))}", "mcpspy watch")
         return _open(found.path, live=found.live)
     live = [s for s in list_sessions(dirs) if s.live]
+    if len(live) > 1:
+        from mcpspy.tui.picker import SessionPicker
+
+        chosen = SessionPicker(list(reversed(live))).run()
+        return 0 if chosen is None else _open(chosen, live=True)
     if live:
         return _open(live[-1].path, live=True)
     known = {s.path for s in list_sessions(dirs)}
