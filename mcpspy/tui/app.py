@@ -48,6 +48,11 @@ class RecordsArrived(TextualMessage):
 
 
 @dataclass
+class CaptureEnded(TextualMessage):
+    """A finished capture was read to its end: the analysis may conclude."""
+
+
+@dataclass
 class CaptureProblem(TextualMessage):
     text: str
 
@@ -147,6 +152,7 @@ class InspectorApp(App[None]):
                     if reader.held_bytes:
                         self.post_message(CaptureProblem(
                             f"the last line ({reader.held_bytes} bytes) is truncated"))
+                    self.post_message(CaptureEnded())
                     return
                 else:
                     time.sleep(POLL_IDLE)
@@ -155,6 +161,18 @@ class InspectorApp(App[None]):
     def show_problem(self, event: CaptureProblem) -> None:
         self.problems.append(event.text)
         self.refresh_header()
+
+    @on(CaptureEnded)
+    def conclude(self, event: CaptureEnded) -> None:
+        """Pending requests of a finished capture become unanswered, with their findings."""
+        findings = self.query_one("#findings", DataTable)
+        for ev in self.analyzer.finish():
+            if isinstance(ev, FindingRaised):
+                f = ev.finding
+                findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
+        self.refresh_header()
+        self.refresh_inflight()
+        self.refresh_timeline()
 
     @on(RecordsArrived)
     def add_records(self, event: RecordsArrived) -> None:

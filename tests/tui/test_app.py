@@ -109,3 +109,22 @@ def test_timeline_marks_the_reply_that_overtook() -> None:
     assert len(lines) == len(analyzer.exchanges) == 2
     assert [("⇅" in line) for line in lines] == [x.out_of_order for x in analyzer.exchanges]
     assert any(x.out_of_order for x in analyzer.exchanges)
+
+
+async def test_a_finished_capture_concludes_like_the_report() -> None:
+    from mcpspy.analysis.replay import analyze_capture
+
+    path = FIXTURES / "pairing-unanswered.jsonl"
+    _, expected = analyze_capture(path)
+    app = InspectorApp(path, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, len(expected.messages))
+        findings = app.query_one("#findings", DataTable)
+        for _ in range(40):
+            if findings.row_count >= len(expected.findings):
+                break
+            await pilot.pause(0.05)
+        assert sorted(str(findings.get_row_at(i)[2]) for i in range(findings.row_count)) == sorted(
+            f.id for f in expected.findings
+        )
+        assert f"pending {len(expected.pending)}" in app.header_text
