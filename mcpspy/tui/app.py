@@ -39,6 +39,7 @@ from mcpspy.tui.rows import MARK, message_cells, pretty_json, visible_raw
 from mcpspy.tui.timeline import render_timeline
 
 POLL_IDLE = 0.05
+INFLIGHT_ROWS = 200  # rebuilt on every batch, so kept short
 COLUMNS = ("time", "dir", "kind", "id", "method", "latency", "size", "!")
 
 
@@ -265,7 +266,7 @@ class InspectorApp(App[None]):
         table = self.query_one("#inflight", DataTable)
         table.clear()
         last_t = self.rows[-1].t if self.rows else 0.0
-        for exchange in self.analyzer.pending:
+        for exchange in self.analyzer.pending[:INFLIGHT_ROWS]:  # the oldest: the ones that matter
             age = last_t - exchange.sent_t
             style = "bold yellow" if age >= self.analyzer.slow_after else ""
             table.add_row(str(exchange.id), exchange.method, Text(f"{age:.1f}s", style=style))
