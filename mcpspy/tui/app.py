@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
@@ -46,6 +47,13 @@ COLUMNS = ("time", "dir", "kind", "id", "method", "latency", "size", "!")
 @dataclass
 class RecordsArrived(TextualMessage):
     records: list[Record]
+
+
+def _epoch(started: str) -> float | None:
+    try:
+        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -97,6 +105,7 @@ class InspectorApp(App[None]):
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
         self.filter: Filter | None = None
+        self.started_epoch: float | None = None  # the session's start, by the wall clock
         self._by_seq: dict[int, Message] = {}  # every message seen, filtered or not
 
     def compose(self) -> ComposeResult:
@@ -147,6 +156,8 @@ class InspectorApp(App[None]):
                 except CaptureFormatError as exc:
                     self.post_message(CaptureProblem(str(exc)))
                     return
+                if self.started_epoch is None and reader.header is not None:
+                    self.started_epoch = _epoch(reader.header.started)
                 if records:
                     self.post_message(RecordsArrived(records))
                 elif not self.live:
@@ -256,16 +267,28 @@ class InspectorApp(App[None]):
 
     # --- panes
 
+    def session_now(self) -> float:
+        """Seconds since the session started: by the wall clock while live, else the last line's time."""
+        last_t = self.rows[-1].t if self.rows else 0.0
+        if self.live and self.started_epoch is not None:
+            return max(last_t, time.time() - self.started_epoch)
+        return last_t
+
     def tick(self) -> None:
-        """Ages of in-flight requests tick; live slow checks use the capture's own time."""
-        if self.live and self.rows:
-            self.analyzer.check_pending(self.rows[-1].t + 0.0)
+        """Ages of in-flight requests tick, and requests past the threshold are flagged slow."""
+        if self.live:
+            findings = self.query_one("#findings", DataTable)
+            for ev in self.analyzer.check_pending(self.session_now()):
+                if isinstance(ev, FindingRaised):
+                    f = ev.finding
+                    findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
+            self.refresh_header()
         self.refresh_inflight()
 
     def refresh_inflight(self) -> None:
         table = self.query_one("#inflight", DataTable)
         table.clear()
-        last_t = self.rows[-1].t if self.rows else 0.0
+        last_t = self.session_now()
         for exchange in self.analyzer.pending[:INFLIGHT_ROWS]:  # the oldest: the ones that matter
             age = last_t - exchange.sent_t
             style = "bold yellow" if age >= self.analyzer.slow_after else ""

@@ -128,3 +128,14 @@ async def test_a_finished_capture_concludes_like_the_report() -> None:
             f.id for f in expected.findings
         )
         assert f"pending {len(expected.pending)}" in app.header_text
+
+
+async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    shutil.copy(FIXTURES / "pairing-unanswered.jsonl", path)
+    app = InspectorApp(path, live=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, 1)
+        assert app.started_epoch is not None
+        # the fixture started long ago: its pending requests are far past the slow threshold by now
+        assert app.session_now() > app.rows[-1].t + 60
