@@ -89,10 +89,17 @@ class LogSink:
         return out
 
 
-def open_log_sink(target: str, warn: Callable[[str], None]) -> Callable[[list[Record]], None]:
-    """A sink for the proxy's drained batches: "-" is stderr (fd 2), else a file opened for append."""
+def open_log_sink(
+    target: str,
+    warn: Callable[[str], None],
+    write_stderr: Callable[[bytes], None] | None = None,
+) -> Callable[[list[Record]], None]:
+    """A sink for the proxy's drained batches: "-" is stderr (fd 2), else a file opened for append.
+
+    ``write_stderr`` is how the proxy puts its own bytes on fd 2 between the server's lines.
+    """
     if target == "-":
-        return LogSink(lambda data: write_all(2, data), warn, show_stderr=False)
+        return LogSink(write_stderr or (lambda data: write_all(2, data)), warn, show_stderr=False)
     try:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     except OSError as exc:

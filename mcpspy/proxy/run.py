@@ -83,11 +83,42 @@ class Proxy:
         self._handed_in: deque[tuple[int, Stream, float, bytes]] = deque()
         self._writer_asleep = False
         self._drained = threading.Event()
+        # fd 2 carries the server's stderr and mcpspy's own lines: ours wait for the end of
+        # a server line, so that a log line never splits one (print writes in pieces).
+        self._stderr_lock = threading.Lock()
+        self._stderr_midline = False
+        self._own_deferred: list[bytes] = []
 
     # --- own messages: stderr only, and only when asked (a failing capture always says so)
 
     def warn(self, message: str) -> None:
-        write_quietly(2, message.encode("utf-8", "replace") + b"\n")
+        try:
+            self.write_own_stderr(message.encode("utf-8", "replace") + b"\n")
+        except OSError:
+            pass
+
+    def write_own_stderr(self, data: bytes) -> None:
+        """mcpspy's own bytes on fd 2, at a line boundary of the server's stderr."""
+        with self._stderr_lock:
+            if self._stderr_midline:
+                self._own_deferred.append(data)
+            else:
+                write_all(2, data)
+
+    def _forward_stderr(self, data: bytes) -> None:
+        with self._stderr_lock:
+            write_all(2, data)
+            self._stderr_midline = not data.endswith(b"\n")
+            if not self._stderr_midline and self._own_deferred:
+                deferred, self._own_deferred = self._own_deferred, []
+                write_all(2, b"".join(deferred))
+
+    def _flush_own_stderr(self) -> None:
+        with self._stderr_lock:
+            if self._own_deferred:
+                deferred, self._own_deferred = self._own_deferred, []
+                write_quietly(2, b"\n" + b"".join(deferred))
+            self._stderr_midline = False
 
     def say(self, message: str) -> None:
         if self.config.verbose:
@@ -153,6 +184,7 @@ class Proxy:
             self._take_handed_in()
             self._emit(self.recorder.finish(t))
             capture.close()
+            self._flush_own_stderr()
         return status
 
     async def _serve(self, signals: AsyncIterator[int]) -> int:
@@ -247,7 +279,10 @@ class Proxy:
                 ticket, t = self._stamp()
                 if data and forwarding:
                     try:
-                        write_all(dst, data)
+                        if stream is Stream.ERR:
+                            self._forward_stderr(data)
+                        else:
+                            write_all(dst, data)
                     except OSError as exc:
                         forwarding = False
                         if on_write_error is not None:
@@ -339,5 +374,5 @@ class Proxy:
     def _open_log(self, target: str) -> Callable[[list[Record]], None]:
         from mcpspy.proxy.log import open_log_sink
 
-        sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn)
+        sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn, self.write_own_stderr)
         return sink
