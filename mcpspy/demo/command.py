@@ -7,7 +7,6 @@ The capture goes into the sessions directory (--home, else the default), so
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import subprocess
 import sys
@@ -32,21 +31,25 @@ def _report(path: Path) -> int:
     return done.returncode
 
 
-def _open_tui(path: Path, client: threading.Thread) -> int | None:
-    """Follow the live capture in the TUI while the client plays; None when there is no TUI."""
-    try:
-        app_module = importlib.import_module("mcpspy.tui.app")
-    except ImportError:
-        return None
-    app_class = getattr(app_module, "SpyApp", None) or getattr(app_module, "InspectorApp", None)
-    if app_class is None:
-        return None
+def start_demo(path: Path) -> threading.Thread:
+    """Play the scripted client in the background; return once the capture has its header."""
+    client = threading.Thread(
+        target=run_script, args=(["--capture", str(path)],), kwargs={"quiet": True}, daemon=True
+    )
     client.start()
     for _ in range(200):  # the proxy writes the capture's header as it starts
         if path.exists() and b"\n" in path.read_bytes()[:65536]:
             break
         time.sleep(0.05)
-    app_class(path, live=True).run()
+    return client
+
+
+def _open_tui(path: Path) -> int:
+    """Follow the live capture in the TUI while the client plays."""
+    from mcpspy.tui.app import InspectorApp
+
+    start_demo(path)
+    InspectorApp(path, live=True).run()
     return 0
 
 
@@ -54,11 +57,7 @@ def run(args: argparse.Namespace) -> int:
     path = capture_path(args.home)
     where = ["--capture", str(path)]
     if not args.no_tui:
-        client = threading.Thread(target=run_script, args=(where,), kwargs={"quiet": True}, daemon=True)
-        code = _open_tui(path, client)
-        if code is not None:
-            return code
-        print("mcpspy demo: the TUI is not installed here; printing the report instead", file=sys.stderr)
+        return _open_tui(path)
     run_script(where)
     code = _report(path)
     print(f"capture: {path}  (open it with: mcpspy view {path})", file=sys.stderr)

@@ -107,3 +107,27 @@ def test_server_stray_output_bugs() -> None:
     replies = talk([request(1, "server/discover")], "stray-ready", "glued-ready")
     assert replies[0] == b"ready"
     assert isinstance(replies[1], bytes) and replies[1].startswith(b'ready {"jsonrpc"')
+
+
+async def test_tui_demo_shows_the_live_messages_arrive(tmp_path: Path) -> None:
+    """What `mcpspy demo` does: the scripted client plays while the TUI follows the capture."""
+    from mcpspy.demo.command import start_demo
+    from mcpspy.tui.app import InspectorApp
+
+    path = tmp_path / "demo.jsonl"
+    client = start_demo(path)
+    app = InspectorApp(path, live=True)
+    async with app.run_test(size=(120, 32)) as pilot:
+        seen_while_running = False
+        for _ in range(200):
+            if app.rows and client.is_alive():
+                seen_while_running = True
+            found = {f.id for m in app.rows for f in m.findings}
+            if not client.is_alive() and "pairing.reply-after-cancel" in found:
+                break
+            await pilot.pause(0.05)
+        assert seen_while_running, "no message showed up while the demo was still playing"
+        found = {f.id for m in app.rows for f in m.findings}
+        assert {"stdout.not-json", "stdout.glued-prefix", "pairing.unknown-id", "meta.missing",
+                "pairing.reply-after-cancel"} <= found
+        assert any(m.exchange is not None and m.exchange.out_of_order for m in app.rows)
