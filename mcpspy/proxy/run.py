@@ -218,8 +218,9 @@ class Proxy:
                     server_side.start_soon(self._await_exit, proc, pipes_scope)
                     with pipes_scope:
                         async with trio.open_nursery() as pipes:
-                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, 1, self._on_client_gone)
-                            pipes.start_soon(self._pump, Stream.ERR, stderr_r, 2, None)
+                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, _writer_to(1),
+                                             self._on_client_gone)
+                            pipes.start_soon(self._pump, Stream.ERR, stderr_r, self._forward_stderr, None)
                     await self._server_exited.wait()
                     server_side.cancel_scope.cancel()
                 nursery.cancel_scope.cancel()
@@ -254,23 +255,26 @@ class Proxy:
         self,
         stream: Stream,
         src: int,
-        dst: int,
+        forward: Callable[[bytes], None],
         on_write_error: Callable[[OSError], None] | None,
-        close_dst: bool = False,
+        close_after: int | None = None,
     ) -> None:
         await trio.to_thread.run_sync(
-            self._pump_blocking, stream, src, dst, on_write_error, close_dst, abandon_on_cancel=True
+            self._pump_blocking, stream, src, forward, on_write_error, close_after, abandon_on_cancel=True
         )
 
     def _pump_blocking(
         self,
         stream: Stream,
         src: int,
-        dst: int,
+        forward: Callable[[bytes], None],
         on_write_error: Callable[[OSError], None] | None,
-        close_dst: bool,
+        close_after: int | None,
     ) -> None:
-        """Copy src to dst until EOF, on a worker thread; every chunk goes to the recorder."""
+        """Copy src on through ``forward`` until EOF, on a worker thread; every chunk is recorded.
+
+        ``close_after`` is a destination fd this pump owns and closes at the end.
+        """
         assert self._token is not None
         forwarding = True
         try:
@@ -279,10 +283,7 @@ class Proxy:
                 ticket, t = self._stamp()
                 if data and forwarding:
                     try:
-                        if stream is Stream.ERR:
-                            self._forward_stderr(data)
-                        else:
-                            write_all(dst, data)
+                        forward(data)
                     except OSError as exc:
                         forwarding = False
                         if on_write_error is not None:
@@ -302,8 +303,8 @@ class Proxy:
             return  # abandoned, and the proxy has finished: nothing left to tell
         finally:
             close_quietly(src)
-            if close_dst:
-                close_quietly(dst)
+            if close_after is not None:
+                close_quietly(close_after)
 
     def _on_client_gone(self, exc: OSError) -> None:
         if not self._client_gone:
@@ -313,7 +314,7 @@ class Proxy:
 
     async def _pump_client(self, stdin_w: int, proc: trio.Process, nursery: trio.Nursery) -> None:
         """Client stdin to server stdin; at client EOF, the server's stdin is closed."""
-        await self._pump(Stream.C2S, 0, stdin_w, None, close_dst=True)
+        await self._pump(Stream.C2S, 0, _writer_to(stdin_w), None, close_after=stdin_w)
         self.event(Event.STDIN_CLOSED)
         self.say("the client closed stdin; closed the server's stdin")
         nursery.start_soon(self._grace_watchdog, proc)
@@ -376,3 +377,7 @@ class Proxy:
 
         sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn, self.write_own_stderr)
         return sink
+
+
+def _writer_to(fd: int) -> Callable[[bytes], None]:
+    return lambda data: write_all(fd, data)
