@@ -136,6 +136,15 @@ def test_sdk_client_through_mcpspy(case: str, tmp_path: Path) -> None:
     assert f'"{tool}"'.encode() in replay(capture, Stream.C2S)
 
 
+def cli(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a client's own CLI (`claude mcp add`, `codex mcp add`, ...); it must succeed."""
+    done = subprocess.run(
+        command, capture_output=True, env=env, timeout=60, stdin=subprocess.DEVNULL, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def client_env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
@@ -149,7 +158,7 @@ def test_claude_code_mcp_list_connects(server_name: str, tmp_path: Path) -> None
     need_node()
     env = client_env(tmp_path)
     spy_home = tmp_path / "spy"
-    add = subprocess.run(
+    cli(
         [
             "claude",
             "mcp",
@@ -162,22 +171,9 @@ def test_claude_code_mcp_list_connects(server_name: str, tmp_path: Path) -> None
             "--",
             *SERVERS[server_name],
         ],
-        capture_output=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        text=True,
+        env,
     )
-    assert add.returncode == 0, add.stderr
-    listed = subprocess.run(
-        ["claude", "mcp", "list"],
-        capture_output=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
-    assert listed.returncode == 0, listed.stderr
+    listed = cli(["claude", "mcp", "list"], env)
     line = next(x for x in listed.stdout.splitlines() if x.startswith("spied"))
     assert "Connected" in line, listed.stdout
     captures = sessions(spy_home)
@@ -196,15 +192,9 @@ def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
     env["CODEX_HOME"] = str(tmp_path / "codex")
     Path(env["CODEX_HOME"]).mkdir()
     spy_home = tmp_path / "spy"
-    add = subprocess.run(
-        ["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER],
-        capture_output=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        text=True,
+    cli(
+        ["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER], env
     )
-    assert add.returncode == 0, add.stderr
     # codex exec starts its MCP servers, lists their tools, then reaches for the network: stop it there.
     codex = subprocess.Popen(
         ["codex", "exec", "--skip-git-repo-check", "say hi"],
