@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import json
 import sys
 import time
@@ -58,72 +57,36 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
     }
 
 
-def _find_app_factory() -> Any:
-    """The TUI's App for one capture file, wherever mcpspy.tui keeps it."""
-    for module_name in ("mcpspy.tui.app", "mcpspy.tui"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        from textual.app import App
+async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
+    """Start the inspector headless on the capture and time it until every message is in its list."""
+    from mcpspy.tui.app import InspectorApp
 
-        for value in vars(module).values():
-            if inspect.isclass(value) and issubclass(value, App) and value is not App:
-                return value
-    return None
-
-
-async def _open_app(app_class: Any, capture_path: Path, expected: int) -> dict[str, Any]:
-    """Start the app headless, wait until it has shown the capture's messages, and time that."""
     start = time.perf_counter()
-    app = _construct(app_class, capture_path)
+    app = InspectorApp(capture_path, live=False)
+    first_rows: float | None = None
     async with app.run_test(size=(160, 50)) as pilot:
         mounted = time.perf_counter() - start
         deadline = time.monotonic() + 120
-        loaded: int | None = -1
-        while time.monotonic() < deadline:
-            await pilot.pause()
-            loaded = _messages_shown(app)
-            if loaded is None or loaded >= expected:
-                break
-            await asyncio.sleep(0.01)
+        while time.monotonic() < deadline and not (app.loaded and len(app.rows) >= expected):
+            if first_rows is None and app.rows:
+                first_rows = time.perf_counter() - start
+            await asyncio.sleep(0.005)
+        await pilot.pause()  # the list drawn with the last batch
         seconds = time.perf_counter() - start
-    result: dict[str, Any] = {"seconds": seconds, "mounted_seconds": mounted, "messages": expected}
-    if loaded is not None:
-        result["messages_shown"] = loaded
-    return result
-
-
-def _construct(app_class: Any, capture_path: Path) -> Any:
-    for attempt in ({"path": capture_path}, {"capture": capture_path}, {"file": capture_path}):
-        try:
-            return app_class(**attempt)
-        except TypeError:
-            continue
-    return app_class(capture_path)
-
-
-def _messages_shown(app: Any) -> int | None:
-    """How many messages the app's analysis holds, when it exposes one; None when unknown."""
-    for holder in (app, getattr(app, "model", None), getattr(app, "session", None)):
-        analyzer = getattr(holder, "analyzer", None)
-        if analyzer is not None and hasattr(analyzer, "messages"):
-            return len(analyzer.messages)
-    return None
+        shown = app.message_list.row_text(app.message_list.cursor)
+    return {"seconds": seconds, "mounted_seconds": mounted, "first_rows_seconds": first_rows,
+            "messages": expected, "messages_shown": len(app.rows), "last_row": shown.strip()}
 
 
 def measure_tui(capture_path: Path) -> dict[str, Any]:
     try:
-        importlib.import_module("mcpspy.tui")
-        app_class = _find_app_factory()
+        importlib.import_module("mcpspy.tui.app")
     except ImportError as error:
         return {"skipped": f"the TUI has not landed yet ({error})"}
-    if app_class is None:
-        return {"skipped": "the TUI has not landed yet (no App class in mcpspy.tui.app)"}
     from mcpspy.capture.reader import read_capture
 
     expected = sum(1 for r in read_capture(capture_path).records if hasattr(r, "stream"))
-    return asyncio.run(_open_app(app_class, capture_path, expected))
+    return asyncio.run(_open_app(capture_path, expected))
 
 
 def main(argv: list[str]) -> int:

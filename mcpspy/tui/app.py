@@ -1,64 +1,63 @@
-"""The inspector: message list, detail pane, findings, in-flight requests, stderr.
+"""The inspector: message list, detail pane, findings, in-flight requests, stderr, timeline.
 
-The app reads a capture only. A thread worker polls the file (toolong-style,
-~50 ms when idle) and posts new records; one Analyzer turns them into rows.
+The app reads a capture only. A thread worker follows the file (toolong-style,
+~50 ms when idle), feeds the records to the Analyzer it alone owns, and posts
+``Analysed`` batches; the UI thread only appends them to its lists, which
+``RowList``s draw a screenful at a time.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
 from rich.markup import escape
-from rich.syntax import Syntax
 from rich.text import Text
-from textual import on, work
-from textual.app import App, ComposeResult
+from textual import events, on, work
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
-from textual.widgets import DataTable, Footer, Input, Log, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Log, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from mcpspy.analysis.analyzer import Analyzer
-from mcpspy.analysis.model import (
-    ExchangeUpdated,
-    FindingRaised,
-    Kind,
-    Message,
-    MessageSeen,
-    Severity,
-)
+from mcpspy.analysis.model import Finding, Message, Severity
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import Record
 from mcpspy.filters import Filter, FilterError, parse_filter
-from mcpspy.tui.rows import MARK, message_cells, pretty_json, visible_raw
+from mcpspy.tui.detail import detail_lines, pair_of
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
+from mcpspy.tui.rowlist import RowList
+from mcpspy.tui.rows import (
+    FINDING_COLUMNS,
+    MESSAGE_COLUMNS,
+    PENDING_COLUMNS,
+    PendingRow,
+    finding_cells,
+    message_cells,
+    pending_cells,
+)
+from mcpspy.tui.textview import TextView, WholeMessage
 from mcpspy.tui.timeline import render_timeline
 
 POLL_IDLE = 0.05
-INFLIGHT_ROWS = 200  # rebuilt on every batch, so kept short
-COLUMNS = ("time", "dir", "kind", "id", "method", "latency", "size", "!")
+WIDE = 120  # from this many columns the side pane sits beside the list, else under it
+BATCH_EVERY = 0.4  # seconds: while there is more to read, post what was analysed this often
+TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
+PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
+               "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
 
 
 @dataclass
-class RecordsArrived(TextualMessage):
-    records: list[Record]
-
-
-def _epoch(started: str) -> float | None:
-    try:
-        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-@dataclass
-class CaptureEnded(TextualMessage):
-    """A finished capture was read to its end: the analysis may conclude."""
+class Analysed(TextualMessage):
+    batch: Batch
 
 
 @dataclass
@@ -71,102 +70,142 @@ class InspectorApp(App[None]):
 
     TITLE = "mcpspy"
     CSS = """
-    #header { height: 2; padding: 0 1; background: $panel; }
-    #messages { width: 3fr; }
-    #side { width: 2fr; }
-    #detail { padding: 0 1; }
-    DataTable { height: 1fr; }
+    #header { height: 1; padding: 0 1; background: $panel; }
+    #main { layout: vertical; height: 1fr; }
+    #main.wide { layout: horizontal; }
+    #messages { height: 1fr; }
+    #side { height: 1fr; }
+    #main.wide #messages { width: 1fr; min-width: 78; }
+    #main.wide #side { width: 1fr; }
+    #side TabPane { padding: 0; }
+    #detail { padding: 0 1; height: 1fr; }
     #filter { display: none; }
     #filter-error { display: none; color: $error; height: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
+        Binding("slash", "open_filter", "Filter"),
         Binding("f", "toggle_follow", "Follow"),
         Binding("p", "pair", "Pair"),
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
-        Binding("g", "top", "Top", show=False),
-        Binding("G", "bottom", "Bottom", show=False),
-        Binding("tab", "focus_next", "Next pane", show=False),
-        Binding("slash", "open_filter", "Filter"),
+        Binding("v", "whole", "Full"),
+        Binding("tab", "switch_pane", "Pane", priority=True),
+        Binding("right_square_bracket", "next_tab(1)", "Tab"),
+        Binding("left_square_bracket", "next_tab(-1)", "Prev tab", show=False),
+        *(Binding(str(n), f"show_tab({n})", f"Tab {n}", show=False) for n in range(1, 6)),
         Binding("question_mark", "show_help_panel", "Keys"),
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
+    INSPECTOR_ACTIONS = frozenset(
+        {"open_filter", "toggle_follow", "pair", "whole", "switch_pane", "next_tab", "show_tab",
+         "close_filter"}
+    )
 
     def __init__(self, path: Path, live: bool = True, slow_after: float = 30.0) -> None:
         super().__init__()
         self.path = path
         self.live = live
+        self.slow_after = slow_after
         self.follow = True
-        self.analyzer = Analyzer(slow_after=slow_after)
-        self.rows: list[Message] = []  # row index -> message
+        self.all_messages: list[Message] = []  # everything the worker has posted, in order
+        self.rows: list[Message] = []  # what the list shows: the messages that pass the filter
         self._row_of: dict[int, int] = {}  # seq -> row index
+        self.findings: list[Finding] = []
+        self.by_severity: Counter[Severity] = Counter()
+        self.snapshot = Snapshot(slow_after=slow_after)
+        self.pending_rows: list[PendingRow] = []
         self.problems: list[str] = []
+        self.loaded = False  # a finished capture was read to its end
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
+        self._detail_seq: int | None = None
         self.filter: Filter | None = None
-        self.started_epoch: float | None = None  # the session's start, by the wall clock
-        self._by_seq: dict[int, Message] = {}  # every message seen, filtered or not
+
+    @property
+    def started_epoch(self) -> float | None:
+        return self.snapshot.started_epoch
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
-        with Horizontal():
-            table: DataTable[str] = DataTable(id="messages", cursor_type="row", zebra_stripes=True)
-            yield table
+        with Horizontal(id="main"):
+            yield RowList[Message](MESSAGE_COLUMNS, message_cells, id="messages", empty="no messages yet")
             with TabbedContent(id="side"):
-                with TabPane("Detail", id="tab-detail"), VerticalScroll():
-                    yield Static("select a message", id="detail")
+                with TabPane("Detail", id="tab-detail"):
+                    yield TextView("select a message", id="detail")
                 with TabPane("Findings", id="tab-findings"):
-                    yield DataTable(id="findings", cursor_type="row")
+                    yield RowList[Finding](FINDING_COLUMNS, finding_cells, id="findings", empty="no findings")
                 with TabPane("In flight", id="tab-inflight"):
-                    yield DataTable(id="inflight", cursor_type="row")
+                    yield RowList[PendingRow](PENDING_COLUMNS, pending_cells, id="inflight",
+                                              empty="nothing in flight")
                 with TabPane("Stderr", id="tab-stderr"):
                     yield Log(id="stderr")
-                with TabPane("Timeline", id="tab-timeline"), VerticalScroll():
+                with TabPane("Timeline", id="tab-timeline"), VerticalScroll(id="timeline-scroll"):
                     yield Static(id="timeline")
         yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
         yield Static(id="filter-error")
         yield Footer()
 
     def on_mount(self) -> None:
-        messages = self.query_one("#messages", DataTable)
-        for column in COLUMNS:
-            messages.add_column(column, key=column)
-        self.query_one("#findings", DataTable).add_columns("sev", "seq", "rule", "message")
-        self.query_one("#inflight", DataTable).add_columns("id", "method", "age")
-        messages.focus()  # not the hidden filter box
+        self.message_list.set_rows(self.rows)
+        self.query_one("#findings", RowList).set_rows(self.findings)
+        self.query_one("#inflight", RowList).set_rows(self.pending_rows)
+        self.message_list.focus()
         self.follow_capture()
         self.set_interval(1.0, self.tick)
         self.refresh_header()
 
-    # --- reading the capture
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#main").set_class(event.size.width >= WIDE, "wide")
+
+    @property
+    def message_list(self) -> RowList[Message]:
+        return self.query_one("#messages", RowList)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The inspector's keys do nothing over another screen (the whole-message view)."""
+        return action not in self.INSPECTOR_ACTIONS or self.screen is self._inspector_screen
+
+    @property
+    def _inspector_screen(self) -> Screen[object]:
+        return self.screen_stack[0]
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if screen is not self._inspector_screen:
+            return
+        yield SystemCommand("Follow", "Follow the newest message (f)", self.action_toggle_follow)
+        yield SystemCommand("Filter", "Show only matching messages (/)", self.action_open_filter)
+        yield SystemCommand("Pair", "Jump between a request and its reply (p)", self.action_pair)
+        yield SystemCommand("Whole message", "The selected message in full (v)", self.action_whole)
+        for n, tab in enumerate(TABS, 1):
+            label = tab.removeprefix("tab-").replace("inflight", "in flight")
+            yield SystemCommand(f"Show {label}", f"The {label} tab ({n})",
+                                lambda n=n: self.action_show_tab(n))
+
+    # --- reading the capture (worker thread)
 
     @work(thread=True, exclusive=True)
     def follow_capture(self) -> None:
         worker = get_current_worker()
         try:
-            reader = CaptureReader(self.path)
+            feed = CaptureFeed(self.path, self.live, self.slow_after)
         except OSError as exc:
             self.post_message(CaptureProblem(f"cannot open {self.path}: {exc.strerror}"))
             return
-        with reader:
-            while not worker.is_cancelled:
+        held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
+        posted_at = 0.0
+        with closing(feed):
+            while not worker.is_cancelled and not feed.done:
                 try:
-                    records = reader.poll()
+                    batch = feed.step()
                 except CaptureFormatError as exc:
                     self.post_message(CaptureProblem(str(exc)))
                     return
-                if self.started_epoch is None and reader.header is not None:
-                    self.started_epoch = _epoch(reader.header.started)
-                if records:
-                    self.post_message(RecordsArrived(records))
-                elif not self.live:
-                    if reader.held_bytes:
-                        self.post_message(CaptureProblem(
-                            f"the last line ({reader.held_bytes} bytes) is truncated"))
-                    self.post_message(CaptureEnded())
-                    return
-                else:
+                held.merge(batch)
+                now = time.monotonic()
+                if held and (not batch or feed.done or now - posted_at >= BATCH_EVERY):
+                    self.post_message(Analysed(held))
+                    held, posted_at = Batch(), now
+                if not batch:
                     time.sleep(POLL_IDLE)
 
     @on(CaptureProblem)
@@ -174,60 +213,43 @@ class InspectorApp(App[None]):
         self.problems.append(event.text)
         self.refresh_header()
 
-    @on(CaptureEnded)
-    def conclude(self, event: CaptureEnded) -> None:
-        """Pending requests of a finished capture become unanswered, with their findings."""
-        findings = self.query_one("#findings", DataTable)
-        for ev in self.analyzer.finish():
-            if isinstance(ev, FindingRaised):
-                f = ev.finding
-                findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
+    @on(Analysed)
+    def take_batch(self, event: Analysed) -> None:
+        batch = event.batch
+        try:
+            messages = self.message_list
+        except NoMatches:  # the app is closing
+            return
+        self.snapshot = batch.snapshot
+        self.problems.extend(batch.problems)
+        self.all_messages.extend(batch.messages)
+        for message in batch.messages:
+            self._add_row(message)
+        messages.rows_added()
+        if batch.findings:
+            self.findings.extend(batch.findings)
+            self.by_severity.update(f.severity for f in batch.findings)
+            self.query_one("#findings", RowList).rows_added()
+        if batch.stderr:
+            self.query_one("#stderr", Log).write_lines(batch.stderr)
+        row_of = self._row_of
+        messages.refresh_rows(row_of[seq] for seq in batch.changed if seq in row_of)
+        if self.follow and self.rows:
+            messages.move_to(len(self.rows) - 1)
+        elif self._detail_seq in batch.changed:
+            self._detail_seq = None
+            self.show_detail(messages.current)
+        self.loaded = self.loaded or batch.ended
         self.refresh_header()
         self.refresh_inflight()
-        self.refresh_timeline()
+        if self.query_one("#side", TabbedContent).active == "tab-timeline":
+            self.refresh_timeline()
 
-    @on(RecordsArrived)
-    def add_records(self, event: RecordsArrived) -> None:
-        table = self.query_one("#messages", DataTable)
-        stderr = self.query_one("#stderr", Log)
-        findings = self.query_one("#findings", DataTable)
-        changed: set[int] = set()
-        for record in event.records:
-            for ev in self.analyzer.feed(record):
-                if isinstance(ev, MessageSeen):
-                    message = ev.message
-                    self._by_seq[message.seq] = message
-                    self._add_row(table, message)
-                    if message.kind is Kind.STDERR:
-                        stderr.write_line(message.raw.decode("utf-8", "replace"))
-                elif isinstance(ev, ExchangeUpdated):
-                    changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
-                elif isinstance(ev, FindingRaised):
-                    f = ev.finding
-                    findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
-                    changed.add(f.seq)
-        for seq in changed:
-            updated = self._by_seq.get(seq)
-            if updated is not None and str(seq) in table.rows:
-                for column, value in zip(COLUMNS, message_cells(updated), strict=True):
-                    table.update_cell(str(seq), column, value)
-        if self.follow and table.row_count:
-            table.move_cursor(row=table.row_count - 1)
-        self.refresh_header()
-        self.refresh_inflight()
-        self.refresh_timeline()
-
-    def refresh_timeline(self) -> None:
-        now = self.rows[-1].t if self.rows else 0.0
-        for pane in self.query("#timeline").results(Static):
-            pane.update(render_timeline(self.analyzer.exchanges, now, max(pane.size.width, 60)))
-
-    def _add_row(self, table: DataTable[str], message: Message) -> None:
+    def _add_row(self, message: Message) -> None:
         if self.filter is not None and not self.filter(message):
             return
         self._row_of[message.seq] = len(self.rows)
         self.rows.append(message)
-        table.add_row(*message_cells(message), key=str(message.seq))
 
     # --- filter bar
 
@@ -239,7 +261,7 @@ class InspectorApp(App[None]):
     def action_close_filter(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one("#filter-error", Static).display = False
-        self.query_one("#messages", DataTable).focus()
+        self.message_list.focus()
 
     @on(Input.Submitted, "#filter")
     def filter_submitted(self, event: Input.Submitted) -> None:
@@ -251,140 +273,138 @@ class InspectorApp(App[None]):
             error.display = True
             return
         error.display = False
-        self.query_one("#messages", DataTable).focus()
+        self.message_list.focus()
 
     def apply_filter(self, text: str) -> None:
         """Show only the messages matching ``text``; raises FilterError, leaving the list as it was."""
         self.filter = parse_filter(text) if text.strip() else None
-        table = self.query_one("#messages", DataTable)
-        table.clear()
         self.rows = []
         self._row_of = {}
-        for message in self.analyzer.messages:
-            self._add_row(table, message)
-        if table.row_count:
-            table.move_cursor(row=table.row_count - 1 if self.follow else 0)
+        for message in self.all_messages:
+            self._add_row(message)
+        self.message_list.set_rows(self.rows, cursor=len(self.rows) - 1 if self.follow else 0)
+        self.refresh_header()
 
     # --- panes
 
     def session_now(self) -> float:
         """Seconds since the session started: by the wall clock while live, else the last line's time."""
-        last_t = self.rows[-1].t if self.rows else 0.0
+        last_t = self.all_messages[-1].t if self.all_messages else 0.0
         if self.live and self.started_epoch is not None:
             return max(last_t, time.time() - self.started_epoch)
         return last_t
 
     def tick(self) -> None:
-        """Ages of in-flight requests tick, and requests past the threshold are flagged slow."""
-        if self.live:
-            findings = self.query_one("#findings", DataTable)
-            for ev in self.analyzer.check_pending(self.session_now()):
-                if isinstance(ev, FindingRaised):
-                    f = ev.finding
-                    findings.add_row(MARK[f.severity] + " " + f.severity.label, str(f.seq), f.id, f.message)
-            self.refresh_header()
+        """Ages of in-flight requests tick by the wall clock (slow ones are flagged by the worker)."""
         self.refresh_inflight()
 
     def refresh_inflight(self) -> None:
-        table = self.query_one("#inflight", DataTable)
-        table.clear()
-        last_t = self.session_now()
-        for exchange in self.analyzer.pending[:INFLIGHT_ROWS]:  # the oldest: the ones that matter
-            age = last_t - exchange.sent_t
-            style = "bold yellow" if age >= self.analyzer.slow_after else ""
-            table.add_row(str(exchange.id), exchange.method, Text(f"{age:.1f}s", style=style))
+        now = self.session_now()
+        slow_after = self.snapshot.slow_after
+        self.pending_rows[:] = [
+            PendingRow(x, now - x.sent_t, now - x.sent_t >= slow_after) for x in self.snapshot.pending
+        ]
+        inflight = self.query_one("#inflight", RowList)
+        inflight.set_rows(self.pending_rows)
+
+    def refresh_timeline(self) -> None:
+        pane = self.query_one("#timeline", Static)
+        width = max(self.query_one("#side").size.width - 2, 40)
+        pane.update(render_timeline(self.snapshot.exchanges, self.session_now(), width))
+
+    @on(TabbedContent.TabActivated, "#side")
+    def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-timeline":
+            self.refresh_timeline()
 
     def refresh_header(self) -> None:
-        a = self.analyzer
-        by = {s: sum(1 for f in a.findings if f.severity is s) for s in Severity}
-        era = a.era.value if a.protocol_version is None else f"{a.era.value} ({a.protocol_version})"
+        s = self.snapshot
+        by = self.by_severity
+        era = s.era.value
+        if s.protocol_version not in (None, s.era.value):
+            era += f" ({s.protocol_version})"
+        shown = f"{len(self.rows)}/{len(self.all_messages)}" if self.filter else str(len(self.all_messages))
+        state = "following" if self.follow else "paused"
         text = (
-            f"[b]{escape(self.path.name)}[/b]  era {era}  messages {len(a.messages)}  "
-            f"pending {len(a.pending)}  [red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
-            f"· {by[Severity.INFO]}  {'following' if self.follow else 'paused'}"
+            f"[b]{escape(self.path.name)}[/b]  {era}  messages {shown}  pending {s.pending_count}  "
+            f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
+            f"[blue]· {by[Severity.INFO]}[/]  {state}"
         )
+        if self.filter is not None:
+            text += f"  [dim]filter:[/] {escape(self.filter.text)}"
         if self.problems:
             text += f"\n[red]{escape(self.problems[-1])}[/]"
         self.header_text = Text.from_markup(text).plain
         for header in self.query("#header").results(Static):
-            header.update(text)
+            height = 1 + text.count("\n")
+            if header.styles.height is None or header.styles.height.value != height:
+                header.styles.height = height
+            header.update(text, layout=False)
 
-    @on(DataTable.RowHighlighted, "#messages")
-    def show_detail(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row < 0 or event.cursor_row >= len(self.rows):
+    @on(RowList.Highlighted, "#messages")
+    def message_highlighted(self, event: RowList.Highlighted) -> None:
+        if event.upward and self.follow:
+            self.follow = False
+            self.refresh_header()
+        elif not event.upward and not self.follow and event.index == len(self.rows) - 1:
+            self.follow = True  # back at the end: follow again
+            self.refresh_header()
+        self.show_detail(event.row_list.current)  # type: ignore[arg-type]
+
+    def show_detail(self, message: Message | None) -> None:
+        if message is None or message.seq == self._detail_seq:
             return
-        message = self.rows[event.cursor_row]
-        parts: list[object] = [Text(f"seq {message.seq}  t {message.t:.6f}s  {message.kind.value}",
-                                    style="bold")]
-        if message.payload is not None:
-            parts.append(Syntax(pretty_json(message.payload), "json", word_wrap=True))
-        raw = Text("raw: ", style="dim")
-        if message.glued_prefix:
-            raw.append(message.glued_prefix.decode("utf-8", "replace"), style="reverse red")
-            raw.append(visible_raw(message.raw[len(message.glued_prefix):], message.terminated))
-        else:
-            raw.append(visible_raw(message.raw, message.terminated))
-        parts.append(raw)
-        exchange = message.exchange
-        if exchange is not None:
-            pair = exchange.reply_seq if exchange.request_seq == message.seq else exchange.request_seq
-            latency = f"{exchange.latency * 1000:.1f}ms" if exchange.latency is not None else "pending"
-            parts.append(Text(f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} "
-                              f"{latency}; pair seq {pair} (p)"))
-        for f in message.findings:
-            parts.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): {f.message}\n"
-                              f"  {f.rule.summary}\n  source: {f.rule.source}"))
-        from rich.console import Group
-
-        self.detail_text = "\n".join(p.plain if isinstance(p, Text) else p.code for p in parts)  # type: ignore[attr-defined]
-        for detail in self.query("#detail").results(Static):  # absent while the app shuts down
-            detail.update(Group(*parts))  # type: ignore[arg-type]
+        self._detail_seq = message.seq
+        lines = detail_lines(message)
+        self.detail_text = "\n".join(line.plain for line in lines)
+        for detail in self.query("#detail").results(TextView):  # absent while the app closes
+            detail.set_lines(lines)
 
     # --- actions
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
-        if self.follow:
-            self.action_bottom()
+        if self.follow and self.rows:
+            self.message_list.move_to(len(self.rows) - 1)
         self.refresh_header()
+
+    def _jump_to(self, seq: int | None) -> bool:
+        if seq is None or seq not in self._row_of:
+            return False
+        self.follow = False
+        self.message_list.move_to(self._row_of[seq], upward=True)
+        self.refresh_header()
+        return True
 
     def action_pair(self) -> None:
-        table = self.query_one("#messages", DataTable)
-        if not self.rows:
-            return
-        message = self.rows[table.cursor_row]
-        exchange = message.exchange
-        if exchange is None:
-            return
-        target = exchange.reply_seq if exchange.request_seq == message.seq else exchange.request_seq
-        if target is not None and target in self._row_of:
-            self.follow = False
-            table.move_cursor(row=self._row_of[target])
-            self.refresh_header()
+        message = self.message_list.current
+        if message is not None:
+            self._jump_to(pair_of(message))
 
-    def action_cursor_down(self) -> None:
-        self.query_one("#messages", DataTable).action_cursor_down()
+    def action_whole(self) -> None:
+        message = self.message_list.current
+        if message is not None:
+            self.push_screen(WholeMessage(message))
 
-    def action_cursor_up(self) -> None:
-        self.follow = False
-        self.query_one("#messages", DataTable).action_cursor_up()
-        self.refresh_header()
+    def action_switch_pane(self) -> None:
+        """`tab`: from the message list to the side pane's content and back."""
+        side = self.query_one("#side", TabbedContent)
+        pane = self.query_one(PANE_OF_TAB[side.active])
+        target: Widget = self.message_list if pane.has_focus_within or pane.has_focus else pane
+        if self.focused is self.query_one("#filter"):
+            target = self.message_list
+        target.focus()
 
-    def action_top(self) -> None:
-        self.follow = False
-        self.query_one("#messages", DataTable).move_cursor(row=0)
-        self.refresh_header()
+    def action_show_tab(self, number: int) -> None:
+        self.query_one("#side", TabbedContent).active = TABS[number - 1]
 
-    def action_bottom(self) -> None:
-        table = self.query_one("#messages", DataTable)
-        if table.row_count:
-            table.move_cursor(row=table.row_count - 1)
+    def action_next_tab(self, step: int) -> None:
+        side = self.query_one("#side", TabbedContent)
+        self.action_show_tab((TABS.index(side.active) + step) % len(TABS) + 1)
 
-    @on(DataTable.RowSelected, "#findings")
-    def jump_to_finding(self, event: DataTable.RowSelected) -> None:
-        row = self.query_one("#findings", DataTable).get_row_at(event.cursor_row)
-        seq = int(row[1])
-        if seq in self._row_of:
-            self.follow = False
-            self.query_one("#messages", DataTable).move_cursor(row=self._row_of[seq])
+    @on(RowList.Selected, "#findings")
+    def jump_to_finding(self, event: RowList.Selected) -> None:
+        if self._jump_to(self.findings[event.index].seq):
             self.query_one("#side", TabbedContent).active = "tab-detail"
+            self.message_list.focus()
+

@@ -1,17 +1,37 @@
-"""How a message, a finding and a JSON payload look on screen. No Textual here."""
+"""How a message, a finding and a JSON payload look on screen. No Textual here.
+
+Each list is a tuple of ``Column``s and a function from one item to its cells;
+``RowList`` (rowlist.py) lays them out, so adding a column is one line here.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from mcpspy.analysis.model import Kind, Message, Severity
+from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.capture.records import Stream
 
 DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
+DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
 MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
-DETAIL_LIMIT = 64 * 1024  # larger payloads are shown truncated, whole on demand
+MARK_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "blue"}
+DETAIL_LIMIT = 64 * 1024  # larger payloads are shown truncated in the detail pane, whole with `v`
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    title: str
+    width: int  # cells; a flexible column takes the room left over, and at least this
+    flexible: bool = False
+    right: bool = False  # right-aligned (numbers)
+
+
+Cell = tuple[str, str]  # text, Rich style ("" for the row's own)
+CellsOf = Callable[[Any], tuple[Cell, ...]]
 
 
 def short_id(value: Any) -> str:
@@ -26,23 +46,82 @@ def latency_text(message: Message) -> str:
     return f"{ms:.1f}ms" if ms < 1000 else f"{ms / 1000:.2f}s"
 
 
-def message_cells(message: Message) -> tuple[str, ...]:
+def preview(raw: bytes, limit: int = 40) -> str:
+    text = raw[: limit * 4].decode("utf-8", "replace")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+MESSAGE_COLUMNS = (
+    Column("time", 9, right=True),
+    Column("dir", 5),
+    Column("kind", 12),
+    Column("id", 6),
+    Column("method", 14, flexible=True),
+    Column("latency", 8, right=True),
+    Column("size", 7, right=True),
+    Column("!", 1),
+)
+
+
+def message_cells(message: Message) -> tuple[Cell, ...]:
+    """One message list row: a reply shows its request's method and the latency."""
     severity = message.severity
+    method = message.method or ("" if message.kind is not Kind.STDERR else preview(message.raw, 80))
     return (
-        f"{message.t:8.3f}",
-        DIRECTION[message.stream],
-        message.kind.value,
-        short_id(message.id),
-        (message.method or ("" if message.kind is not Kind.STDERR else preview(message.raw)))[:40],
-        latency_text(message),
-        str(message.size),
-        MARK[severity] if severity is not None else "",
+        (f"{message.t:.3f}", "dim"),
+        (DIRECTION[message.stream], DIRECTION_STYLE[message.stream]),
+        (message.kind.value, "bold red" if message.kind in (Kind.NOT_JSON, Kind.INVALID) else ""),
+        (short_id(message.id), ""),
+        (method, ""),
+        (latency_text(message), ""),
+        (str(message.size), "dim"),
+        (MARK[severity], MARK_STYLE[severity]) if severity is not None else ("", ""),
     )
 
 
-def preview(raw: bytes, limit: int = 40) -> str:
-    text = raw.decode("utf-8", "replace")
-    return text if len(text) <= limit else text[:limit] + "…"
+FINDING_COLUMNS = (
+    Column("sev", 9),
+    Column("seq", 6, right=True),
+    Column("rule", 26),
+    Column("message", 20, flexible=True),
+)
+
+
+def finding_cells(finding: Finding) -> tuple[Cell, ...]:
+    severity = finding.severity
+    return (
+        (f"{MARK[severity]} {severity.label}", MARK_STYLE[severity]),
+        (str(finding.seq), "dim"),
+        (finding.id, ""),
+        (finding.message, ""),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRow:
+    """An in-flight request and how long it has waited, as of the last tick."""
+
+    exchange: Exchange
+    age: float
+    slow: bool
+
+
+PENDING_COLUMNS = (
+    Column("dir", 5),
+    Column("id", 8),
+    Column("method", 14, flexible=True),
+    Column("age", 8, right=True),
+)
+
+
+def pending_cells(row: PendingRow) -> tuple[Cell, ...]:
+    x = row.exchange
+    return (
+        (DIRECTION[x.stream], DIRECTION_STYLE[x.stream]),
+        (short_id(x.id), ""),
+        (x.method, ""),
+        (f"{row.age:.1f}s", "bold yellow" if row.slow else ""),
+    )
 
 
 def visible_raw(raw: bytes, terminated: bool, limit: int = DETAIL_LIMIT) -> str:
@@ -50,10 +129,12 @@ def visible_raw(raw: bytes, terminated: bool, limit: int = DETAIL_LIMIT) -> str:
     shown = raw[:limit].decode("utf-8", "backslashreplace")
     shown = shown.replace("\r", "␍").replace("\t", "⇥").replace("\x00", "␀")
     if len(raw) > limit:
-        shown += f"… ({len(raw) - limit:,} more bytes)"
+        shown += f"… ({len(raw) - limit:,} more bytes: v shows it all)"
     return shown + ("⏎" if terminated else "  [no newline]")
 
 
-def pretty_json(payload: Any, limit: int = DETAIL_LIMIT) -> str:
+def pretty_json(payload: Any, limit: int | None = DETAIL_LIMIT) -> str:
     text = orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… ({len(text) - limit:,} more characters: v shows it all)"

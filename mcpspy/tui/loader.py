@@ -1,0 +1,142 @@
+"""The TUI's reading side: follow a capture and analyse it, off the UI thread.
+
+``CaptureFeed`` owns the reader and the Analyzer; only the worker thread
+calls it. Each ``step`` reads what has landed (a bounded slice, so a 100,000
+message capture arrives as a stream of batches and the list shows up at
+once), feeds it to the analyzer and returns a ``Batch``: plain data the UI
+thread takes over, with a snapshot of what the UI may not read from the
+analyzer while the worker mutates it (pending requests, recent exchanges).
+No Textual here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.model import (
+    AnalysisEvent,
+    Era,
+    Exchange,
+    ExchangeUpdated,
+    Finding,
+    FindingRaised,
+    Kind,
+    Message,
+    MessageSeen,
+)
+from mcpspy.capture.reader import CaptureReader
+
+READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
+PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
+TIMELINE_SHOWN = 200  # the newest exchanges
+
+
+@dataclass
+class Snapshot:
+    """The analyzer's state after a batch, copied for the UI thread."""
+
+    era: Era = Era.UNKNOWN
+    protocol_version: str | None = None
+    pending_count: int = 0
+    pending: list[Exchange] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    slow_after: float = 30.0
+    started_epoch: float | None = None  # the session's start by the wall clock, for ticking ages
+
+
+@dataclass
+class Batch:
+    messages: list[Message] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    changed: set[int] = field(default_factory=set)  # seqs of rows whose cells changed
+    stderr: list[str] = field(default_factory=list)
+    snapshot: Snapshot = field(default_factory=Snapshot)
+    ended: bool = False  # a finished capture was read to its end and concluded
+    problems: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.messages or self.findings or self.changed or self.ended or self.problems)
+
+    def merge(self, later: Batch) -> None:
+        """Take in a later batch (its snapshot replaces this one's)."""
+        self.messages.extend(later.messages)
+        self.findings.extend(later.findings)
+        self.changed.update(later.changed)
+        self.stderr.extend(later.stderr)
+        self.problems.extend(later.problems)
+        self.snapshot = later.snapshot
+        self.ended = later.ended
+
+
+def epoch_of(started: str) -> float | None:
+    try:
+        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class CaptureFeed:
+    """Reader + Analyzer for one capture. Raises OSError / CaptureFormatError from the reader."""
+
+    def __init__(self, path: Path, live: bool, slow_after: float = 30.0) -> None:
+        self.live = live
+        self.reader = CaptureReader(path)
+        self.analyzer = Analyzer(slow_after=slow_after)
+        self.started_epoch: float | None = None
+        self.last_t = 0.0
+        self._problems_said = 0
+        self.done = False
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def step(self) -> Batch:
+        """Read and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
+        batch = Batch()
+        records = self.reader.poll(READ_SLICE)
+        if self.started_epoch is None and self.reader.header is not None:
+            self.started_epoch = epoch_of(self.reader.header.started)
+        for record in records:
+            self._take(self.analyzer.feed(record), batch)
+            self.last_t = record.t
+        if self.live:
+            self._take(self.analyzer.check_pending(self.session_now()), batch)
+        elif not records:  # a finished capture, read to its end
+            if self.reader.held_bytes:
+                batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
+            self._take(self.analyzer.finish(), batch)
+            batch.ended = self.done = True
+        batch.problems.extend(self.reader.problems[self._problems_said :])
+        self._problems_said = len(self.reader.problems)
+        if batch:
+            batch.snapshot = self.snapshot()
+        return batch
+
+    def session_now(self) -> float:
+        """Seconds since the session started: by the wall clock while live, else the last record's."""
+        if self.live and self.started_epoch is not None:
+            return max(self.last_t, time.time() - self.started_epoch)
+        return self.last_t
+
+    def snapshot(self) -> Snapshot:
+        a = self.analyzer
+        pending = a.pending
+        return Snapshot(a.era, a.protocol_version, len(pending), pending[:PENDING_SHOWN],
+                        a.exchanges[-TIMELINE_SHOWN:], a.slow_after, self.started_epoch)
+
+    @staticmethod
+    def _take(events: list[AnalysisEvent], batch: Batch) -> None:
+        for ev in events:
+            if isinstance(ev, MessageSeen):
+                batch.messages.append(ev.message)
+                if ev.message.kind is Kind.STDERR:
+                    batch.stderr.append(ev.message.raw.decode("utf-8", "replace"))
+            elif isinstance(ev, ExchangeUpdated):
+                batch.changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
+            elif isinstance(ev, FindingRaised):
+                batch.findings.append(ev.finding)
+                batch.changed.add(ev.finding.seq)

@@ -1,0 +1,294 @@
+"""A Line-API table, toolong-style: it renders only the rows on screen.
+
+The rows live in a list the app owns (100,000 messages cost nothing here);
+``render_line`` lays out the visible ones and keeps their Strips in a small
+LRU cache. A DataTable measures every cell of every row, which is what made
+big captures slow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from mcpspy.tui.rows import Cell, CellsOf, Column
+
+T = TypeVar("T")
+CACHE_ROWS = 1000
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Set ``view.virtual_size``, laying the screen out again only when that can change something.
+
+    Setting the reactive lays out the whole screen (~50 ms here), once per batch of new rows. A
+    hidden view is laid out when it is shown; a view that has its scrollbar and keeps it only
+    needs the thumb moved; one that needs no scrollbar before or after, only a repaint.
+    """
+    if size == view.virtual_size:
+        return
+    hidden = not view.size
+    same_width = size.width == view.virtual_size.width
+    height = view.scrollable_content_region.height
+    keeps_scrollbar = same_width and view.show_vertical_scrollbar and size.height > height
+    needs_none = same_width and not view.show_vertical_scrollbar and size.height <= height
+    if needs_none:
+        view.set_reactive(ScrollView.virtual_size, size)
+        view.refresh()
+    elif hidden or keeps_scrollbar:
+        view.set_reactive(ScrollView.virtual_size, size)
+        if keeps_scrollbar:
+            view._scroll_update(size)
+            view.refresh()
+    else:
+        view.virtual_size = size
+
+
+def fit(text: str, width: int, right: bool = False) -> str:
+    """``text`` in exactly ``width`` cells (one per character: row text is kept single-width)."""
+    if len(text) > width:
+        return text[: width - 1] + "…" if width > 1 else text[:width]
+    return text.rjust(width) if right else text.ljust(width)
+
+
+class RowList(ScrollView, Generic[T], can_focus=True):
+    """Rows of ``columns`` with a cursor; the first line is the column titles."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"rowlist--header", "rowlist--cursor", "rowlist--even"}
+    DEFAULT_CSS = """
+    RowList {
+        background: $surface;
+        overflow-x: hidden;
+        & > .rowlist--header { text-style: bold; background: $panel; }
+        & > .rowlist--even { background: $surface-lighten-1 50%; }
+        & > .rowlist--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+        }
+        &:focus > .rowlist--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("home,g", "first", "Top", show=False),
+        Binding("end,G", "last", "Bottom", show=False),
+        Binding("enter", "select", "Select", show=False),
+    ]
+
+    @dataclass
+    class Highlighted(Message):
+        """The cursor moved to ``index``; ``upward`` when the user moved it up (not to the end)."""
+
+        row_list: RowList[object]
+        index: int
+        upward: bool
+
+        @property
+        def control(self) -> RowList[object]:
+            return self.row_list
+
+    @dataclass
+    class Selected(Message):
+        row_list: RowList[object]
+        index: int
+
+        @property
+        def control(self) -> RowList[object]:
+            return self.row_list
+
+    def __init__(
+        self, columns: Sequence[Column], cells: CellsOf, *, id: str | None = None, empty: str = ""
+    ) -> None:
+        super().__init__(id=id)
+        self.columns = tuple(columns)
+        self.cells = cells
+        self.empty = empty  # said on the first row when there are no rows
+        self.rows: Sequence[T] = []
+        self.cursor = 0
+        self._cache: LRUCache[tuple[int, bool], Strip] = LRUCache(CACHE_ROWS)
+        self._widths: tuple[int, ...] = ()
+        self._styles: dict[str, Style] = {}  # resolving a component style walks the DOM: do it once
+
+    # --- the rows
+
+    def set_rows(self, rows: Sequence[T], cursor: int | None = None) -> None:
+        """Show ``rows`` (kept by reference: append to it, then call ``rows_added``)."""
+        self.rows = rows
+        self._cache.clear()
+        self._grow()
+        self.move_to(min(self.cursor, len(rows) - 1) if cursor is None else cursor, upward=False)
+        self.refresh()
+
+    def rows_added(self) -> None:
+        """Rows were appended to the list given to ``set_rows``."""
+        self._grow()
+        self.refresh()
+
+    def refresh_row(self, index: int) -> None:
+        """A row's content changed (a latency, a finding)."""
+        self.refresh_rows((index,))
+
+    def refresh_rows(self, indices: Iterable[int]) -> None:
+        """Rows whose content changed: forget their Strips, and redraw if one is on screen."""
+        top = round(self.scroll_y)
+        bottom = top + self.page
+        visible = False
+        for index in indices:
+            self._cache.discard((index, True))
+            self._cache.discard((index, False))
+            visible = visible or top <= index < bottom
+        if visible:
+            self.refresh()
+
+    def _grow(self) -> None:
+        set_virtual_size(self, Size(self.size.width, len(self.rows) + 1))
+
+    @property
+    def current(self) -> T | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    @property
+    def page(self) -> int:
+        return max(self.scrollable_content_region.height - 1, 1)
+
+    def row_text(self, index: int) -> str:
+        """The row as it is drawn, as plain text (what a test reads)."""
+        return self._row_strip(index, False).text
+
+    # --- the cursor
+
+    def move_to(self, index: int, upward: bool = False) -> None:
+        """Put the cursor on ``index`` (clamped), scroll it into view, and say so."""
+        index = max(0, min(index, len(self.rows) - 1))
+        old, self.cursor = self.cursor, index
+        for row in {old, index}:
+            self.refresh_row(row)
+        top = round(self.scroll_y)
+        if index < top:
+            self.scroll_to(y=index, animate=False, force=True)
+        elif index >= top + self.page:
+            self.scroll_to(y=index - self.page + 1, animate=False, force=True)
+        if self.rows:
+            self.post_message(self.Highlighted(self, index, upward))  # type: ignore[arg-type]
+
+    def action_cursor_down(self) -> None:
+        self.move_to(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_to(self.cursor - 1, upward=True)
+
+    def action_page_down(self) -> None:
+        self.move_to(self.cursor + self.page)
+
+    def action_page_up(self) -> None:
+        self.move_to(self.cursor - self.page, upward=True)
+
+    def action_first(self) -> None:
+        self.move_to(0, upward=True)
+
+    def action_last(self) -> None:
+        self.move_to(len(self.rows) - 1)
+
+    def action_select(self) -> None:
+        if self.rows:
+            self.post_message(self.Selected(self, self.cursor))  # type: ignore[arg-type]
+
+    def on_click(self, event: events.Click) -> None:
+        index = round(self.scroll_y) + event.y - 1
+        if event.y >= 1 and 0 <= index < len(self.rows):
+            if index == self.cursor:
+                self.action_select()
+            else:
+                self.move_to(index, upward=index < self.cursor)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """Scrolling up means reading history: say so, as moving up does, so following stops."""
+        if self.rows:
+            self.post_message(self.Highlighted(self, self.cursor, True))  # type: ignore[arg-type]
+
+    # --- drawing
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._widths = ()
+        self._cache.clear()
+        self._grow()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._cache.clear()
+
+    def on_focus(self) -> None:
+        self._styles.clear()
+        self.refresh_row(self.cursor)
+
+    def on_blur(self) -> None:
+        self._styles.clear()
+        self.refresh_row(self.cursor)
+
+    def style_of(self, component: str = "") -> Style:
+        """The Rich style of a component class ("" for the widget's own), cached until styles change."""
+        style = self._styles.get(component)
+        if style is None:
+            style = self.get_component_rich_style(component) if component else self.rich_style
+            self._styles[component] = style
+        return style
+
+    def widths(self) -> tuple[int, ...]:
+        """Column widths for the current width: fixed ones as given, the flexible one gets the rest."""
+        if not self._widths:
+            room = self.scrollable_content_region.width - (len(self.columns) - 1)
+            fixed = sum(c.width for c in self.columns if not c.flexible)
+            self._widths = tuple(max(c.width, room - fixed) if c.flexible else c.width for c in self.columns)
+        return self._widths
+
+    def _segments(self, cells: Sequence[Cell], base: Style) -> list[Segment]:
+        segments: list[Segment] = []
+        columns = zip(self.columns, self.widths(), cells, strict=True)
+        for i, (column, width, (text, style)) in enumerate(columns):
+            if i:
+                segments.append(Segment(" ", base))
+            cell_style = base + Style.parse(style) if style else base
+            segments.append(Segment(fit(text, width, column.right), cell_style))
+        return segments
+
+    def _row_strip(self, index: int, under_cursor: bool) -> Strip:
+        key = (index, under_cursor)
+        strip = self._cache.get(key)
+        if strip is None:
+            base = self.style_of("rowlist--cursor" if under_cursor else "rowlist--even" if index % 2 else "")
+            strip = Strip(self._segments(self.cells(self.rows[index]), base))
+            self._cache[key] = strip
+        return strip
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y == 0:
+            header = self.style_of("rowlist--header")
+            titles = [(c.title, "") for c in self.columns]
+            return Strip(self._segments(titles, header)).crop_extend(0, width, header)
+        index = round(self.scroll_y) + y - 1
+        if index >= len(self.rows):
+            if index == 0 and self.empty:
+                return Strip([Segment(fit(self.empty, width), self.style_of() + Style(dim=True))])
+            return Strip.blank(width, self.style_of())
+        under_cursor = index == self.cursor
+        base = self.style_of("rowlist--cursor" if under_cursor else "")
+        return self._row_strip(index, under_cursor).crop_extend(0, width, base)

@@ -1,0 +1,164 @@
+"""A whole message, however big, in a scrollable view drawn line by line.
+
+``TextView`` wraps the text to its width and renders only the visible lines
+(highlighted one at a time), so a 10 MiB message opens and scrolls without
+freezing the UI; ``WholeMessage`` is the screen `v` opens on one message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.highlighter import JSONHighlighter
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Footer, Static
+
+from mcpspy.analysis.model import Message
+from mcpspy.tui.rowlist import set_virtual_size
+from mcpspy.tui.rows import pretty_json, visible_raw
+
+_JSON = JSONHighlighter()
+
+
+class TextView(ScrollView, can_focus=True):
+    """Text wrapped at the view's width; only the visible lines are ever styled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "scroll_down", "Down", show=False),
+        Binding("up,k", "scroll_up", "Up", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
+        Binding("pageup,b", "page_up", "Page up", show=False),
+        Binding("home,g", "scroll_home", "Top", show=False),
+        Binding("end,G", "scroll_end", "Bottom", show=False),
+    ]
+    DEFAULT_CSS = "TextView { overflow-x: hidden; }"
+
+    def __init__(self, text: str = "", json: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.json = json  # highlight plain lines as JSON
+        self._lines: Sequence[str | Text] = text.split("\n")
+        self._wrapped: list[tuple[int, int]] = []  # (line, start column) per screen line
+        self._wrap_width = 0
+        self._cache: LRUCache[int, Strip] = LRUCache(500)
+
+    def set_text(self, text: str, json: bool = False) -> None:
+        self.set_lines(text.split("\n"), json)
+
+    def set_lines(self, lines: Sequence[str | Text], json: bool = False) -> None:
+        """Show ``lines``: plain strings (highlighted as JSON when ``json``) or styled Texts."""
+        self.json = json
+        self._lines = lines
+        self._wrap_width = 0
+        self.scroll_to(0, 0, animate=False)
+        self._rewrap()
+        self.refresh()
+
+    @property
+    def line_count(self) -> int:
+        return len(self._wrapped)
+
+    def _rewrap(self) -> None:
+        width = max(self.scrollable_content_region.width, 10)
+        if width == self._wrap_width:
+            return
+        self._wrap_width = width
+        wrapped: list[tuple[int, int]] = []
+        add = wrapped.append
+        for number, line in enumerate(self._lines):
+            if len(line) <= width:
+                add((number, 0))
+            else:
+                wrapped.extend((number, start) for start in range(0, len(line), width))
+        self._wrapped = wrapped
+        self._cache.clear()
+        set_virtual_size(self, Size(width, len(wrapped)))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._rewrap()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def line_text(self, y: int) -> str:
+        """Screen line ``y`` as plain text."""
+        line = self._line(y)
+        return line if isinstance(line, str) else line.plain
+
+    def _line(self, y: int) -> str | Text:
+        number, start = self._wrapped[y]
+        line = self._lines[number]
+        if start == 0 and len(line) <= self._wrap_width:
+            return line
+        return line[start : start + self._wrap_width]
+
+    def render_line(self, y: int) -> Strip:
+        index = round(self.scroll_y) + y
+        width = self.scrollable_content_region.width
+        if index >= len(self._wrapped):
+            return Strip.blank(width, self.rich_style)
+        strip = self._cache.get(index)
+        base = self.rich_style
+        if strip is None:
+            line = self._line(index)
+            if isinstance(line, str):
+                line = Text(line, no_wrap=True)
+                if self.json:
+                    _JSON.highlight(line)
+            strip = Strip(line.render(self.app.console)).apply_style(base)
+            self._cache[index] = strip
+        return strip.crop_extend(0, width, base)
+
+
+class WholeMessage(Screen[None]):
+    """One message in full: pretty JSON when it parsed, else (or with `r`) the raw line."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,v", "app.pop_screen", "Back"),
+        Binding("r", "toggle_raw", "Raw/JSON"),
+    ]
+    DEFAULT_CSS = """
+    WholeMessage > #whole-title { height: 1; background: $panel; padding: 0 1; }
+    WholeMessage > TextView { height: 1fr; }
+    """
+
+    def __init__(self, message: Message) -> None:
+        super().__init__()
+        self.message = message
+        self.raw = message.payload is None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="whole-title")
+        yield TextView(id="whole")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+        self.query_one(TextView).focus()
+
+    def show(self) -> None:
+        m = self.message
+        view = self.query_one(TextView)
+        if self.raw:
+            view.set_text(visible_raw(m.raw, m.terminated, limit=len(m.raw)))
+        else:
+            view.set_text(pretty_json(m.payload, limit=None), json=True)
+        what = "raw line" if self.raw else "pretty JSON"
+        self.query_one("#whole-title", Static).update(
+            f"seq {m.seq}  {m.kind.value}  {m.method or ''}  {m.size:,} bytes  "
+            f"{what}: {view.line_count:,} lines  (r: raw/JSON, escape: back)"
+        )
+
+    def action_toggle_raw(self) -> None:
+        if self.message.payload is not None:
+            self.raw = not self.raw
+            self.show()
