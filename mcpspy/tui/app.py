@@ -75,8 +75,8 @@ class InspectorApp(App[None]):
     #main.wide { layout: horizontal; }
     #messages { height: 1fr; }
     #side { height: 1fr; }
-    #main.wide #messages { width: 1fr; min-width: 78; }
-    #main.wide #side { width: 1fr; }
+    #main.wide #messages { width: 1fr; min-width: 70; }
+    #main.wide #side { width: 1fr; min-width: 50; }
     #side TabPane { padding: 0; }
     #detail { padding: 0 1; height: 1fr; }
     #filter { display: none; }
@@ -155,6 +155,7 @@ class InspectorApp(App[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one("#main").set_class(event.size.width >= WIDE, "wide")
+        self.refresh_header()
 
     @property
     def message_list(self) -> RowList[Message]:
@@ -325,13 +326,16 @@ class InspectorApp(App[None]):
             era += f" ({s.protocol_version})"
         shown = f"{len(self.rows)}/{len(self.all_messages)}" if self.filter else str(len(self.all_messages))
         state = "following" if self.follow else "paused"
-        text = (
-            f"[b]{escape(self.path.name)}[/b]  {era}  messages {shown}  pending {s.pending_count}  "
+        rest = (
+            f"  {era}  {shown} msgs  {s.pending_count} pending  "
             f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
             f"[blue]· {by[Severity.INFO]}[/]  {state}"
         )
         if self.filter is not None:
-            text += f"  [dim]filter:[/] {escape(self.filter.text)}"
+            rest += f"  [dim]filter:[/] {escape(self.filter.text)}"
+        room = self.size.width - 2 - Text.from_markup(rest).cell_len
+        name = self.path.name if len(self.path.name) <= room else "…" + self.path.name[-max(room - 1, 8) :]
+        text = f"[b]{escape(name)}[/b]{rest}"
         if self.problems:
             text += f"\n[red]{escape(self.problems[-1])}[/]"
         self.header_text = Text.from_markup(text).plain

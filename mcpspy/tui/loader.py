@@ -98,6 +98,10 @@ class CaptureFeed:
         """Read and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
         batch = Batch()
         records = self.reader.poll(READ_SLICE)
+        held = 0
+        while not records and self.reader.held_bytes > held:  # a line longer than a slice: read on
+            held = self.reader.held_bytes
+            records = self.reader.poll(READ_SLICE)
         if self.started_epoch is None and self.reader.header is not None:
             self.started_epoch = epoch_of(self.reader.header.started)
         for record in records:

@@ -124,6 +124,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         self.cursor = 0
         self._cache: LRUCache[tuple[int, bool], Strip] = LRUCache(CACHE_ROWS)
         self._widths: tuple[int, ...] = ()
+        self._laid_out_for = -1  # the content width the widths and cached Strips are for
         self._styles: dict[str, Style] = {}  # resolving a component style walks the DOM: do it once
 
     # --- the rows
@@ -226,8 +227,6 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     # --- drawing
 
     def on_resize(self, event: events.Resize) -> None:
-        self._widths = ()
-        self._cache.clear()
         self._grow()
 
     def notify_style_update(self) -> None:
@@ -253,8 +252,11 @@ class RowList(ScrollView, Generic[T], can_focus=True):
 
     def widths(self) -> tuple[int, ...]:
         """Column widths for the current width: fixed ones as given, the flexible one gets the rest."""
-        if not self._widths:
-            room = self.scrollable_content_region.width - (len(self.columns) - 1)
+        width = self.scrollable_content_region.width
+        if width != self._laid_out_for:  # resized, or the scrollbar came or went
+            self._laid_out_for = width
+            self._cache.clear()
+            room = width - (len(self.columns) - 1)
             fixed = sum(c.width for c in self.columns if not c.flexible)
             self._widths = tuple(max(c.width, room - fixed) if c.flexible else c.width for c in self.columns)
         return self._widths
@@ -279,7 +281,8 @@ class RowList(ScrollView, Generic[T], can_focus=True):
         return strip
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        self.widths()
+        width = self._laid_out_for
         if y == 0:
             header = self.style_of("rowlist--header")
             titles = [(c.title, "") for c in self.columns]

@@ -136,7 +136,7 @@ async def test_a_finished_capture_concludes_like_the_report() -> None:
         assert sorted(cells(findings, i)[2] for i in range(len(findings.rows))) == sorted(
             f.id for f in expected.findings
         )
-        assert f"pending {len(expected.pending)}" in app.header_text
+        assert f"{len(expected.pending)} pending" in app.header_text
 
 
 async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
