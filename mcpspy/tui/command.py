@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import orjson
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
-from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, search_dirs
+from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.tui.sessions import as_json, describe, summarize
 
 WAIT_POLL = 0.2
 
@@ -68,32 +68,16 @@ def run_watch(args: argparse.Namespace) -> int:
         return 130
 
 
-def _describe(s: SessionInfo) -> dict[str, object]:
-    return {
-        "session": s.session,
-        "name": s.header.name,
-        "command": list(s.header.command),
-        "started": s.header.started,
-        "live": s.live,
-        "path": str(s.path),
-    }
-
-
 def run_sessions(args: argparse.Namespace) -> int:
-    sessions = list_sessions(search_dirs(args.home))
+    """Each session: started, live or ended, messages and findings by severity, name, command, path."""
+    summaries = [summarize(s) for s in list_sessions(search_dirs(args.home))]
     if args.json:
-        sys.stdout.write(orjson.dumps([_describe(s) for s in sessions], option=orjson.OPT_INDENT_2).decode())
+        sys.stdout.write(orjson.dumps([as_json(s) for s in summaries], option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")
         return 0
-    if not sessions:
+    if not summaries:
         print(f"no sessions in {', '.join(map(str, search_dirs(args.home)))}")
         return 0
-    for s in sessions:
-        try:
-            when = datetime.fromisoformat(s.header.started.replace("Z", "+00:00"))
-            started = when.strftime("%Y-%m-%d %H:%M:%S")
-        except ValueError:
-            started = s.header.started
-        state = "live " if s.live else "ended"
-        print(f"{started}  {state}  {s.header.name:<24} {' '.join(s.header.command)[:60]:<60}  {s.path}")
+    for s in summaries:
+        print(f"{describe(s)}  {s.info.path}")
     return 0

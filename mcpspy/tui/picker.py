@@ -2,28 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.tui.sessions import SessionSummary, describe, summarize
+
+TITLES = f"{'started':<19}  state  {'messages':>11}  {'findings':<10}  name / command"
 
 
-def describe(s: SessionInfo) -> str:
-    """One line per session: when, state, name, command."""
-    state = "live " if s.live else "ended"
-    started = s.header.started[:19].replace("T", " ")
-    return f"{started}  {state}  {s.header.name:<20} {' '.join(s.header.command)}"
+@dataclass
+class Summarized(Message):
+    index: int
+    summary: SessionSummary
 
 
 class SessionPicker(App[Path | None]):
-    """Choose one session; the app's return value is its capture path (None on quit)."""
+    """Choose one session; the app's return value is its capture path (None on quit).
 
+    Each line says when the session started, whether it is live, how many
+    messages and findings by severity it has (counted in a thread, filled in
+    as they come), its name and its server command.
+    """
+
+    CSS = """
+    #titles { color: $text-muted; text-style: bold; padding: 0 2; }
+    #picker { height: 1fr; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit_picker", "Quit"),
         Binding("j", "down", "Down", show=False),
@@ -33,11 +46,28 @@ class SessionPicker(App[Path | None]):
     def __init__(self, sessions: list[SessionInfo]) -> None:
         super().__init__()
         self.sessions = sessions
+        self.summaries = [SessionSummary(s) for s in sessions]
 
     def compose(self) -> ComposeResult:
         yield Static(f"{len(self.sessions)} sessions are live: pick one (enter)")
-        yield OptionList(*(Option(describe(s), id=str(i)) for i, s in enumerate(self.sessions)), id="picker")
+        yield Static(TITLES, id="titles")
+        yield OptionList(*(Option(describe(s, command_below=True), id=str(i))
+                           for i, s in enumerate(self.summaries)), id="picker")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.count_sessions()
+
+    @work(thread=True, exclusive=True)
+    def count_sessions(self) -> None:
+        for index, session in enumerate(self.sessions):
+            self.post_message(Summarized(index, summarize(session)))
+
+    @on(Summarized)
+    def show_counts(self, event: Summarized) -> None:
+        self.summaries[event.index] = event.summary
+        for picker in self.query("#picker").results(OptionList):
+            picker.replace_option_prompt_at_index(event.index, describe(event.summary, command_below=True))
 
     @on(OptionList.OptionSelected, "#picker")
     def chosen(self, event: OptionList.OptionSelected) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+
+from mcpspy.analysis.replay import analyze_capture
 
 SERVER = 'read l; echo "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"'
 REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
@@ -38,9 +41,13 @@ def test_sessions_lists_text_and_json(tmp_path: Path) -> None:
     home = tmp_path / "home"
     subprocess.run([sys.executable, "-m", "mcpspy", "--home", str(home), "--", "cat"],
                    input=b"abc\n", capture_output=True, check=True, timeout=30)
+    _, analysis = analyze_capture(next(home.glob("*.jsonl")))
+    by = Counter(f.severity.label for f in analysis.findings)
     text = mcpspy("sessions", "--home", str(home))
     assert text.returncode == 0 and "ended" in text.stdout and "cat" in text.stdout
+    assert f"{len(analysis.messages)} msgs  ✖{by['error']:>2} ▲{by['warning']:>2} ·{by['info']:>2}" in text.stdout
     rows = json.loads(mcpspy("sessions", "--home", str(home), "--json").stdout)
     assert len(rows) == 1 and rows[0]["command"] == ["cat"] and rows[0]["live"] is False
+    assert rows[0]["messages"] == len(analysis.messages) and rows[0]["findings"]["error"] == by["error"]
     empty = mcpspy("sessions", "--home", str(tmp_path / "none"))
     assert empty.stdout.startswith("no sessions")

@@ -1,0 +1,83 @@
+"""What `mcpspy sessions` and the session picker say about each session. No Textual here.
+
+Message and finding counts come from replaying the capture through the
+Analyzer, as every view does (nothing derived is stored in a capture).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.model import Severity
+from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.sessions import SessionInfo
+from mcpspy.tui.rows import MARK
+
+COMMAND_WIDTH = 48
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    info: SessionInfo
+    messages: int | None = None  # None: not counted (yet), or unreadable
+    findings: Counter[Severity] = field(default_factory=Counter)
+
+
+def summarize(info: SessionInfo) -> SessionSummary:
+    """Count the session's messages and findings; a live session is not concluded."""
+    try:
+        capture = read_capture(info.path)
+    except (OSError, CaptureFormatError):
+        return SessionSummary(info)
+    analyzer = Analyzer()
+    for record in capture.records:
+        analyzer.feed(record)
+    if not info.live:
+        analyzer.finish()
+    return SessionSummary(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
+
+
+def started_text(started: str) -> str:
+    try:
+        return datetime.fromisoformat(started.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return started
+
+
+def counts_text(s: SessionSummary) -> str:
+    """`   42 msgs  ✖ 1 ▲ 0 · 3`, or dots while not counted."""
+    if s.messages is None:
+        return f"{'…':>6} msgs  {'':10}"
+    by = s.findings
+    marks = " ".join(f"{MARK[sev]}{by[sev]:>2}" for sev in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    return f"{s.messages:>6} msgs  {marks}"
+
+
+def describe(s: SessionSummary, command_below: bool = False) -> str:
+    """Started, live or ended, counts, name, command: one line, or two (for 80 columns)."""
+    header = s.info.header
+    command = " ".join(header.command)
+    head = f"{started_text(header.started)}  {'live ' if s.info.live else 'ended'}  {counts_text(s)}  "
+    if command_below:
+        return f"{head}{header.name}\n    {command}"
+    if len(command) > COMMAND_WIDTH:
+        command = command[: COMMAND_WIDTH - 1] + "…"
+    return f"{head}{header.name:<16} {command:<{COMMAND_WIDTH}}"
+
+
+def as_json(s: SessionSummary) -> dict[str, object]:
+    header = s.info.header
+    return {
+        "session": s.info.session,
+        "name": header.name,
+        "command": list(header.command),
+        "started": header.started,
+        "live": s.info.live,
+        "path": str(s.info.path),
+        "messages": s.messages,
+        "findings": {sev.label: s.findings[sev] for sev in Severity},
+    }
