@@ -47,7 +47,7 @@ from mcpspy.tui.rows import (
 from mcpspy.tui.textview import TextView, WholeMessage
 from mcpspy.tui.timeline import render_timeline
 
-POLL_IDLE = 0.05
+POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 0.4  # seconds: while there is more to read, post what was analysed this often
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
@@ -235,15 +235,21 @@ class InspectorApp(App[None]):
             self.query_one("#stderr", Log).write_lines(batch.stderr)
         row_of = self._row_of
         messages.refresh_rows(row_of[seq] for seq in batch.changed if seq in row_of)
+        if self._detail_seq in batch.changed:
+            self._detail_seq = None
         if self.follow and self.rows:
             messages.move_to(len(self.rows) - 1)
-        elif self._detail_seq in batch.changed:
-            self._detail_seq = None
-            self.show_detail(messages.current)
+        self.show_detail(messages.current)  # now, so that it is drawn in the same frame as the list
         self.loaded = self.loaded or batch.ended
         self.refresh_header()
-        self.refresh_inflight()
-        if self.query_one("#side", TabbedContent).active == "tab-timeline":
+        self.refresh_side()
+
+    def refresh_side(self) -> None:
+        """The in-flight and timeline tabs, when shown (a hidden one is refreshed as it is shown)."""
+        active = self.query_one("#side", TabbedContent).active
+        if active == "tab-inflight":
+            self.refresh_inflight()
+        elif active == "tab-timeline":
             self.refresh_timeline()
 
     def _add_row(self, message: Message) -> None:
@@ -297,7 +303,8 @@ class InspectorApp(App[None]):
 
     def tick(self) -> None:
         """Ages of in-flight requests tick by the wall clock (slow ones are flagged by the worker)."""
-        self.refresh_inflight()
+        if self.live:
+            self.refresh_side()
 
     def refresh_inflight(self) -> None:
         now = self.session_now()
@@ -315,8 +322,7 @@ class InspectorApp(App[None]):
 
     @on(TabbedContent.TabActivated, "#side")
     def tab_shown(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id == "tab-timeline":
-            self.refresh_timeline()
+        self.refresh_side()
 
     def refresh_header(self) -> None:
         s = self.snapshot
