@@ -26,7 +26,7 @@ from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Log, Static, TabbedContent, TabPane
+from textual.widgets import Footer, HelpPanel, Input, Log, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.model import Finding, Message, Severity
@@ -76,7 +76,7 @@ class InspectorApp(App[None]):
     #messages { height: 1fr; }
     #side { height: 1fr; }
     #main.wide #messages { width: 1fr; min-width: 70; }
-    #main.wide #side { width: 1fr; min-width: 50; }
+    #main.wide #side { width: 1fr; min-width: 50; margin-left: 1; }
     #side TabPane { padding: 0; }
     #detail { padding: 0 1; height: 1fr; }
     #filter { display: none; }
@@ -92,7 +92,7 @@ class InspectorApp(App[None]):
         Binding("right_square_bracket", "next_tab(1)", "Tab"),
         Binding("left_square_bracket", "next_tab(-1)", "Prev tab", show=False),
         *(Binding(str(n), f"show_tab({n})", f"Tab {n}", show=False) for n in range(1, 6)),
-        Binding("question_mark", "show_help_panel", "Keys"),
+        Binding("question_mark", "toggle_help", "Keys"),
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
     INSPECTOR_ACTIONS = frozenset(
@@ -114,7 +114,7 @@ class InspectorApp(App[None]):
         self.snapshot = Snapshot(slow_after=slow_after)
         self.pending_rows: list[PendingRow] = []
         self.problems: list[str] = []
-        self.loaded = False  # a finished capture was read to its end
+        self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
         self._detail_seq: int | None = None
@@ -240,7 +240,9 @@ class InspectorApp(App[None]):
         if self.follow and self.rows:
             messages.move_to(len(self.rows) - 1)
         self.show_detail(messages.current)  # now, so that it is drawn in the same frame as the list
-        self.loaded = self.loaded or batch.ended
+        if batch.ended:
+            self.loaded = True
+            self.live = False  # nothing more will come: ages stop ticking
         self.refresh_header()
         self.refresh_side()
 
@@ -280,6 +282,7 @@ class InspectorApp(App[None]):
             error.display = True
             return
         error.display = False
+        self.query_one("#filter", Input).display = False  # the header says which filter is on
         self.message_list.focus()
 
     def apply_filter(self, text: str) -> None:
@@ -325,23 +328,35 @@ class InspectorApp(App[None]):
         self.refresh_side()
 
     def refresh_header(self) -> None:
+        """One line: capture, era, counts, findings by severity, state, filter; shortened to fit."""
         s = self.snapshot
         by = self.by_severity
         era = s.era.value
         if s.protocol_version not in (None, s.era.value):
             era += f" ({s.protocol_version})"
         shown = f"{len(self.rows)}/{len(self.all_messages)}" if self.filter else str(len(self.all_messages))
-        state = "following" if self.follow else "paused"
-        rest = (
-            f"  {era}  {shown} msgs  {s.pending_count} pending  "
+        parts = [
+            era,
+            f"{shown} msgs",
+            f"{s.pending_count} pending",
             f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
-            f"[blue]· {by[Severity.INFO]}[/]  {state}"
-        )
+            f"[blue]· {by[Severity.INFO]}[/]",
+        ]
+        if not self.follow:
+            parts.append("paused")
+        elif not self.loaded:
+            parts.append("following")
+        if self.loaded:
+            parts.append("ended")
         if self.filter is not None:
-            rest += f"  [dim]filter:[/] {escape(self.filter.text)}"
-        room = self.size.width - 2 - Text.from_markup(rest).cell_len
-        name = self.path.name if len(self.path.name) <= room else "…" + self.path.name[-max(room - 1, 8) :]
-        text = f"[b]{escape(name)}[/b]{rest}"
+            parts.append(f"[dim]filter:[/] {escape(self.filter.text)}")
+        room = self.size.width - 2 - Text.from_markup("  " + "  ".join(parts)).cell_len
+        if room < 12:  # the era is the first to go
+            room += len(parts.pop(0)) + 2
+        name = self.path.name  # the file name says when, and which server
+        if len(name) > room:  # the server's name says enough
+            name = s.name if s.name and len(s.name) <= room else "…" + name[-max(room - 1, 8) :]
+        text = "  ".join([f"[b]{escape(name)}[/b]", *parts])
         if self.problems:
             text += f"\n[red]{escape(self.problems[-1])}[/]"
         self.header_text = Text.from_markup(text).plain
@@ -404,6 +419,13 @@ class InspectorApp(App[None]):
         if self.focused is self.query_one("#filter"):
             target = self.message_list
         target.focus()
+
+    def action_toggle_help(self) -> None:
+        """`?`: every key of the focused pane and the app, or hide them again."""
+        if self.screen.query(HelpPanel):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
 
     def action_show_tab(self, number: int) -> None:
         self.query_one("#side", TabbedContent).active = TABS[number - 1]

@@ -29,6 +29,7 @@ from mcpspy.analysis.model import (
     MessageSeen,
 )
 from mcpspy.capture.reader import CaptureReader
+from mcpspy.capture.records import Event, LifecycleRecord
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
@@ -46,6 +47,7 @@ class Snapshot:
     exchanges: list[Exchange] = field(default_factory=list)
     slow_after: float = 30.0
     started_epoch: float | None = None  # the session's start by the wall clock, for ticking ages
+    name: str = ""  # the server's short name, from the capture's header
 
 
 @dataclass
@@ -55,21 +57,23 @@ class Batch:
     changed: set[int] = field(default_factory=set)  # seqs of rows whose cells changed
     stderr: list[str] = field(default_factory=list)
     snapshot: Snapshot = field(default_factory=Snapshot)
-    ended: bool = False  # a finished capture was read to its end and concluded
+    ended: bool = False  # the capture was read to its end (or its proxy stopped) and concluded
     problems: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.messages or self.findings or self.changed or self.ended or self.problems)
 
     def merge(self, later: Batch) -> None:
-        """Take in a later batch (its snapshot replaces this one's)."""
+        """Take in a later batch; an empty one carries no snapshot."""
+        if not later:
+            return
         self.messages.extend(later.messages)
         self.findings.extend(later.findings)
         self.changed.update(later.changed)
         self.stderr.extend(later.stderr)
         self.problems.extend(later.problems)
         self.snapshot = later.snapshot
-        self.ended = later.ended
+        self.ended = self.ended or later.ended
 
 
 def epoch_of(started: str) -> float | None:
@@ -104,12 +108,14 @@ class CaptureFeed:
             records = self.reader.poll(READ_SLICE)
         if self.started_epoch is None and self.reader.header is not None:
             self.started_epoch = epoch_of(self.reader.header.started)
+        stopped = False
         for record in records:
             self._take(self.analyzer.feed(record), batch)
             self.last_t = record.t
-        if self.live:
+            stopped = stopped or (isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED)
+        if self.live and not stopped:
             self._take(self.analyzer.check_pending(self.session_now()), batch)
-        elif not records:  # a finished capture, read to its end
+        elif stopped or not records:  # the proxy is gone, or a finished capture was read to its end
             if self.reader.held_bytes:
                 batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
             self._take(self.analyzer.finish(), batch)
@@ -129,8 +135,9 @@ class CaptureFeed:
     def snapshot(self) -> Snapshot:
         a = self.analyzer
         pending = a.pending
+        name = self.reader.header.name if self.reader.header is not None else ""
         return Snapshot(a.era, a.protocol_version, len(pending), pending[:PENDING_SHOWN],
-                        a.exchanges[-TIMELINE_SHOWN:], a.slow_after, self.started_epoch)
+                        a.exchanges[-TIMELINE_SHOWN:], a.slow_after, self.started_epoch, name)
 
     @staticmethod
     def _take(events: list[AnalysisEvent], batch: Batch) -> None:

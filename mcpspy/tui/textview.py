@@ -46,7 +46,8 @@ class TextView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.json = json  # highlight plain lines as JSON
         self._lines: Sequence[str | Text] = text.split("\n")
-        self._wrapped: list[tuple[int, int]] = []  # (line, start column) per screen line
+        self._wrapped: list[tuple[int, int]] = []  # per screen line: (line, start column, or piece)
+        self._pieces: dict[int, list[Text]] = {}  # styled lines wrapped at word boundaries
         self._wrap_width = 0
         self._cache: LRUCache[int, Strip] = LRUCache(500)
 
@@ -73,10 +74,14 @@ class TextView(ScrollView, can_focus=True):
         self._wrap_width = width
         wrapped: list[tuple[int, int]] = []
         add = wrapped.append
+        self._pieces = {}
         for number, line in enumerate(self._lines):
             if len(line) <= width:
                 add((number, 0))
-            else:
+            elif isinstance(line, Text):  # prose and pretty JSON: wrap between words
+                pieces = self._pieces[number] = list(line.wrap(self.app.console, width, overflow="fold"))
+                wrapped.extend((number, piece) for piece in range(len(pieces)))
+            else:  # a raw line, maybe megabytes long: cut at the width, at no cost
                 wrapped.extend((number, start) for start in range(0, len(line), width))
         self._wrapped = wrapped
         self._cache.clear()
@@ -96,6 +101,8 @@ class TextView(ScrollView, can_focus=True):
 
     def _line(self, y: int) -> str | Text:
         number, start = self._wrapped[y]
+        if number in self._pieces:
+            return self._pieces[number][start]
         line = self._lines[number]
         if start == 0 and len(line) <= self._wrap_width:
             return line
@@ -152,10 +159,10 @@ class WholeMessage(Screen[None]):
             view.set_text(visible_raw(m.raw, m.terminated, limit=len(m.raw)))
         else:
             view.set_text(pretty_json(m.payload, limit=None), json=True)
-        what = "raw line" if self.raw else "pretty JSON"
+        what = "raw" if self.raw else "JSON"
         self.query_one("#whole-title", Static).update(
             f"seq {m.seq}  {m.kind.value}  {m.method or ''}  {m.size:,} bytes  "
-            f"{what}: {view.line_count:,} lines  (r: raw/JSON, escape: back)"
+            f"{what}, {view.line_count:,} lines"
         )
 
     def action_toggle_raw(self) -> None:
