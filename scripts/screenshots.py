@@ -1,7 +1,7 @@
 """Render the README's screenshots from fixture captures: `python scripts/screenshots.py`.
 
-Writes SVG into screenshots/ (and PNG beside it when cairosvg or rsvg-convert is there).
-Remake them after every UI change.
+Writes SVG into screenshots/, and PNG beside it when rsvg-convert is there
+(`apt-get install librsvg2-bin`). Remake them after every UI change.
 """
 
 from __future__ import annotations
@@ -21,16 +21,18 @@ SHOTS = [
     # (file name, fixture, keys to press first, terminal size)
     ("glued-ready", "lesson-ready-glued", ["G"], (120, 34)),
     ("out-of-order", "lesson-out-of-order", ["g", "p"], (120, 34)),
-    ("findings", "meta-not-rejected", ["tab", "tab"], (100, 30)),
-    ("plain-80x24", "clean-modern", [], (80, 24)),
+    ("findings", "meta-not-rejected", ["2", "tab"], (100, 30)),
+    ("plain-80x24", "clean-modern", ["g"], (80, 24)),
+    ("timeline-80x24", "lesson-out-of-order", ["5"], (80, 24)),
+    ("whole-message", "lesson-ready-glued", ["G", "v"], (100, 24)),
 ]
 
 
 async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int], out: Path) -> Path:
     app = InspectorApp(REPO / "fixtures" / f"{fixture}.jsonl", live=False)
     async with app.run_test(size=size) as pilot:
-        for _ in range(50):
-            if app.rows:
+        for _ in range(100):
+            if app.loaded:
                 break
             await pilot.pause(0.05)
         await pilot.pause(0.2)
