@@ -2,6 +2,7 @@
 
     python offline.py analysis CAPTURE   -> JSON: the analysis alone, messages/s
     python offline.py tui CAPTURE        -> JSON: the TUI's time to open the capture
+    python offline.py keys CAPTURE       -> JSON: how fast keys move the cursor while it loads
 
 Prints one JSON object on stdout; ``{"skipped": "..."}`` when the piece it
 measures has not landed yet (mcpspy.analysis.replay, mcpspy.tui).
@@ -89,12 +90,40 @@ def measure_tui(capture_path: Path) -> dict[str, Any]:
     return asyncio.run(_open_app(capture_path, expected))
 
 
+async def _keys_while_loading(capture_path: Path) -> dict[str, Any]:
+    """Press j/g every 50 ms while the capture loads; time each until the cursor has moved."""
+    from mcpspy.tui.app import InspectorApp
+
+    app = InspectorApp(capture_path, live=False)
+    lags: list[float] = []
+    async with app.run_test(size=(160, 50)):
+        table = app.message_list
+        while not app.loaded:
+            await asyncio.sleep(0.05)
+            before = table.cursor
+            pressed = time.perf_counter()
+            app.simulate_key("g" if before else "j")
+            while table.cursor == before and not app.loaded:
+                await asyncio.sleep(0.001)
+            if table.cursor != before:
+                lags.append((time.perf_counter() - pressed) * 1000)
+    lags.sort()
+    if not lags:
+        return {"skipped": "the capture loaded before a key could be pressed"}
+    return {"keys": len(lags), "p50_ms": round(lags[len(lags) // 2], 1),
+            "p95_ms": round(lags[int(len(lags) * 0.95)], 1), "max_ms": round(lags[-1], 1)}
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("analysis", "tui"):
+    measures = {
+        "analysis": measure_analysis,
+        "tui": measure_tui,
+        "keys": lambda path: asyncio.run(_keys_while_loading(path)),
+    }
+    if len(argv) != 2 or argv[0] not in measures:
         print(__doc__, file=sys.stderr)
         return 2
-    measure = measure_analysis if argv[0] == "analysis" else measure_tui
-    print(json.dumps(measure(Path(argv[1]))))
+    print(json.dumps(measures[argv[0]](Path(argv[1]))))
     return 0
 
 
