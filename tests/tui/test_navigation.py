@@ -143,6 +143,24 @@ async def test_every_column_and_tab_fits(width: int) -> None:
         assert app.message_list.region.right <= width
         for tab in app.query(ContentTab):
             assert tab.region.right <= width, tab.label
-        assert "following" in app.header_text and len(app.header_text) <= width
+        assert "ended" in app.header_text and len(app.header_text) <= width
         beside = app.query_one("#side").region.x > 0
         assert beside == (width >= 120)
+
+
+async def test_mouse_click_selects_and_the_palette_runs_the_inspector_commands() -> None:
+    app = InspectorApp(FIXTURES / "lesson-out-of-order.jsonl", live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        table = app.message_list
+        await pilot.click(table, offset=(10, 2))  # the second row, under the column titles
+        assert table.cursor == 1 and "paused" in app.header_text
+        await pilot.pause(0.05)
+        assert app.detail_text.startswith(f"seq {app.rows[1].seq} ")
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert {"Follow", "Filter", "Pair", "Whole message", "Show findings"} <= set(titles)
+        await pilot.press("ctrl+p", *"Whole message")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, WholeMessage) and app.screen.message is app.rows[1]
