@@ -49,7 +49,8 @@ from mcpspy.tui.timeline import render_timeline
 
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
-BATCH_EVERY = 0.4  # seconds: while there is more to read, post what was analysed this often
+BATCH_EVERY = 0.4  # seconds: while reading a backlog, post what was analysed this often
+BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
                "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
@@ -203,7 +204,8 @@ class InspectorApp(App[None]):
                     return
                 held.merge(batch)
                 now = time.monotonic()
-                if held and (not batch or feed.done or now - posted_at >= BATCH_EVERY):
+                caught_up = len(batch.messages) < BACKLOG  # live traffic: show it now
+                if held and (caught_up or feed.done or now - posted_at >= BATCH_EVERY):
                     self.post_message(Analysed(held))
                     held, posted_at = Batch(), now
                 if not batch:

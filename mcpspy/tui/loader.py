@@ -59,9 +59,11 @@ class Batch:
     snapshot: Snapshot = field(default_factory=Snapshot)
     ended: bool = False  # the capture was read to its end (or its proxy stopped) and concluded
     problems: list[str] = field(default_factory=list)
+    opened: bool = False  # the header was just read: the UI learns the session's name and start
 
     def __bool__(self) -> bool:
-        return bool(self.messages or self.findings or self.changed or self.ended or self.problems)
+        news = self.messages or self.findings or self.changed or self.problems
+        return bool(news) or self.ended or self.opened
 
     def merge(self, later: Batch) -> None:
         """Take in a later batch; an empty one carries no snapshot."""
@@ -74,6 +76,7 @@ class Batch:
         self.problems.extend(later.problems)
         self.snapshot = later.snapshot
         self.ended = self.ended or later.ended
+        self.opened = self.opened or later.opened
 
 
 def epoch_of(started: str) -> float | None:
@@ -93,6 +96,7 @@ class CaptureFeed:
         self.started_epoch: float | None = None
         self.last_t = 0.0
         self._problems_said = 0
+        self.opened = False
         self.done = False
 
     def close(self) -> None:
@@ -106,8 +110,9 @@ class CaptureFeed:
         while not records and self.reader.held_bytes > held:  # a line longer than a slice: read on
             held = self.reader.held_bytes
             records = self.reader.poll(READ_SLICE)
-        if self.started_epoch is None and self.reader.header is not None:
+        if not self.opened and self.reader.header is not None:
             self.started_epoch = epoch_of(self.reader.header.started)
+            batch.opened = self.opened = True
         stopped = False
         for record in records:
             self._take(self.analyzer.feed(record), batch)
