@@ -52,6 +52,7 @@ POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 0.4  # seconds: while reading a backlog, post what was analysed this often
 BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
+FREEZE_AFTER = 20_000  # messages analysed in one go: worth keeping out of garbage collections
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
                "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
@@ -68,28 +69,30 @@ class CaptureProblem(TextualMessage):
 
 
 @contextmanager
-def _collector_paused() -> Iterator[Callable[[], None]]:
+def _collector_paused() -> Iterator[Callable[[int], None]]:
     """No cyclic garbage collection while a backlog is analysed; yields the call that resumes it.
 
     A 100,000-message capture becomes millions of long-lived objects (messages, parsed
     payloads), and each full collection would walk them all again: a third of the load
-    time, and pauses of half a second on the UI thread. Once caught up they are frozen
-    (kept out of later collections: they live as long as the app) and collection resumes.
+    time, and pauses of half a second on the UI thread. After a big backlog they are
+    frozen (kept out of later collections: they live as long as the app), else the first
+    collection would walk them all once more, a second or two.
     """
     paused = gc.isenabled()
     gc.disable()
 
-    def resume() -> None:
+    def resume(messages: int) -> None:
         nonlocal paused
         if paused:
-            gc.freeze()
+            if messages >= FREEZE_AFTER:
+                gc.freeze()
             gc.enable()
             paused = False
 
     try:
         yield resume
     finally:
-        resume()
+        resume(0)
 
 
 class InspectorApp(App[None]):
@@ -232,7 +235,7 @@ class InspectorApp(App[None]):
                 now = time.monotonic()
                 caught_up = len(batch.messages) < BACKLOG  # live traffic: show it now
                 if caught_up:
-                    resume_collector()
+                    resume_collector(len(feed.analyzer.messages))
                 if held and (caught_up or feed.done or now - posted_at >= BATCH_EVERY):
                     self.post_message(Analysed(held))
                     held, posted_at = Batch(), now
