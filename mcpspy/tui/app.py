@@ -8,16 +8,14 @@ The app reads a capture only. A thread worker follows the file (toolong-style,
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rich.markup import escape
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -34,7 +32,8 @@ from mcpspy.analysis.model import Finding, Message, Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.filters import Filter, FilterError, parse_filter
 from mcpspy.tui.detail import detail_lines, pair_of
-from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
+from mcpspy.tui.header import HeaderState, header_markup
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot, collector_paused
 from mcpspy.tui.rowlist import RowList
 from mcpspy.tui.rows import (
     FINDING_COLUMNS,
@@ -52,7 +51,6 @@ POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 0.4  # seconds: while reading a backlog, post what was analysed this often
 BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
-FREEZE_AFTER = 20_000  # messages analysed in one go: worth keeping out of garbage collections
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
                "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
@@ -66,33 +64,6 @@ class Analysed(TextualMessage):
 @dataclass
 class CaptureProblem(TextualMessage):
     text: str
-
-
-@contextmanager
-def _collector_paused() -> Iterator[Callable[[int], None]]:
-    """No cyclic garbage collection while a backlog is analysed; yields the call that resumes it.
-
-    A 100,000-message capture becomes millions of long-lived objects (messages, parsed
-    payloads), and each full collection would walk them all again: a third of the load
-    time, and pauses of half a second on the UI thread. After a big backlog they are
-    frozen (kept out of later collections: they live as long as the app), else the first
-    collection would walk them all once more, a second or two.
-    """
-    paused = gc.isenabled()
-    gc.disable()
-
-    def resume(messages: int) -> None:
-        nonlocal paused
-        if paused:
-            if messages >= FREEZE_AFTER:
-                gc.freeze()
-            gc.enable()
-            paused = False
-
-    try:
-        yield resume
-    finally:
-        resume(0)
 
 
 class InspectorApp(App[None]):
@@ -224,7 +195,7 @@ class InspectorApp(App[None]):
             return
         held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
         posted_at = 0.0
-        with closing(feed), _collector_paused() as resume_collector:
+        with closing(feed), collector_paused() as resume_collector:
             while not worker.is_cancelled and not feed.done:
                 try:
                     batch = feed.step()
@@ -361,43 +332,18 @@ class InspectorApp(App[None]):
         self.refresh_side()
 
     def refresh_header(self) -> None:
-        """One line: capture, era, counts, findings by severity, state, filter; shortened to fit."""
-        s = self.snapshot
-        by = self.by_severity
-        era = s.era.value
-        if s.protocol_version not in (None, s.era.value):
-            era += f" ({s.protocol_version})"
-        shown = f"{len(self.rows)}/{len(self.all_messages)}" if self.filter else str(len(self.all_messages))
-        parts = [
-            era,
-            f"{shown} msgs",
-            f"{s.pending_count} pending",
-            f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] "
-            f"[blue]· {by[Severity.INFO]}[/]",
-        ]
-        if not self.follow:
-            parts.append("paused")
-        elif not self.loaded:
-            parts.append("following")
-        if self.loaded:
-            parts.append("ended")
-        if self.filter is not None:
-            parts.append(f"[dim]filter:[/] {escape(self.filter.text)}")
-        room = self.size.width - 2 - Text.from_markup("  " + "  ".join(parts)).cell_len
-        if room < 12:  # the era is the first to go
-            room += len(parts.pop(0)) + 2
-        name = self.path.name  # the file name says when, and which server
-        if len(name) > room:  # the server's name says enough
-            name = s.name if s.name and len(s.name) <= room else "…" + name[-max(room - 1, 8) :]
-        text = "  ".join([f"[b]{escape(name)}[/b]", *parts])
-        if self.problems:
-            text += f"\n[red]{escape(self.problems[-1])}[/]"
+        state = HeaderState(
+            self.path.name, self.snapshot, self.by_severity, len(self.rows), len(self.all_messages),
+            self.follow, self.loaded, self.filter.text if self.filter else None,
+            self.problems[-1] if self.problems else None,
+        )
+        text = header_markup(state, self.size.width)
         self.header_text = Text.from_markup(text).plain
         for header in self.query("#header").results(Static):
             height = 1 + text.count("\n")
             if header.styles.height is None or header.styles.height.value != height:
                 header.styles.height = height
-            header.update(text, layout=False)
+            header.update(text, layout=False)  # its height is set: no need to lay the screen out
 
     @on(RowList.Highlighted, "#messages")
     def message_highlighted(self, event: RowList.Highlighted) -> None:
