@@ -69,6 +69,7 @@ class RowList(ScrollView, Generic[T], can_focus=True):
     RowList {
         background: $surface;
         overflow-x: hidden;
+        &:focus { background-tint: $foreground 5%; }
         & > .rowlist--header { text-style: bold; background: $panel; }
         & > .rowlist--even { background: $surface-lighten-1 50%; }
         & > .rowlist--cursor {
