@@ -415,7 +415,10 @@ class InspectorApp(App[None]):
 
     @on(RowList.Selected, "#findings")
     def jump_to_finding(self, event: RowList.Selected) -> None:
-        if self._jump_to(self.findings[event.index].seq):
+        seq = self.findings[event.index].seq
+        if self._jump_to(seq):
             self.query_one("#side", TabbedContent).active = "tab-detail"
             self.message_list.focus()
+        else:
+            self.notify(f"line {seq} is not in the list (the filter hides it)", severity="warning")
 
