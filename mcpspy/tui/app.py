@@ -419,6 +419,8 @@ class InspectorApp(App[None]):
         if self._jump_to(seq):
             self.query_one("#side", TabbedContent).active = "tab-detail"
             self.message_list.focus()
+        elif self.filter is not None:
+            self.notify(f"line {seq} is hidden by the filter", severity="warning")
         else:
-            self.notify(f"line {seq} is not in the list (the filter hides it)", severity="warning")
+            self.notify(f"line {seq} is a process event, not a message")
 
