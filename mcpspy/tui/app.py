@@ -77,7 +77,7 @@ class InspectorApp(App[None]):
     #messages { height: 1fr; }
     #side { height: 1fr; }
     #main.wide #messages { width: 1fr; min-width: 70; }
-    #main.wide #side { width: 1fr; min-width: 50; margin-left: 1; }
+    #main.wide #side { width: 1fr; min-width: 49; margin-left: 1; }
     #side TabPane { padding: 0; }
     #detail { padding: 0 1; height: 1fr; }
     #filter { display: none; }

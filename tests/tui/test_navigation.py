@@ -132,7 +132,7 @@ async def test_tab_moves_between_panes_and_keys_switch_side_tabs() -> None:
         assert app.message_list.current.seq == findings.rows[0].seq  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("width", [80, 110, 160])
+@pytest.mark.parametrize("width", [80, 110, 120, 160])
 async def test_every_column_and_tab_fits(width: int) -> None:
     app = InspectorApp(FIXTURES / "lesson-out-of-order.jsonl", live=False)
     async with app.run_test(size=(width, 24)) as pilot:
@@ -144,8 +144,9 @@ async def test_every_column_and_tab_fits(width: int) -> None:
         for tab in app.query(ContentTab):
             assert tab.region.right <= width, tab.label
         assert "ended" in app.header_text and len(app.header_text) <= width
-        beside = app.query_one("#side").region.x > 0
-        assert beside == (width >= 120)
+        side = app.query_one("#side").region
+        assert side.right <= width and side.width >= 40
+        assert (side.x > 0) == (width >= 120)  # beside the list when wide, else under it
 
 
 async def test_mouse_click_selects_and_the_palette_runs_the_inspector_commands() -> None:
