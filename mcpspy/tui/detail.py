@@ -31,7 +31,8 @@ def detail_lines(message: Message) -> list[Text]:
     lines = [Text(title, style="bold")]
     if message.payload is not None:
         lines.extend(_JSON(Text(pretty_json(message.payload))).split("\n", allow_blank=True))
-    raw = Text("raw: ", style="dim")
+    raw = Text(no_wrap=True)  # cut at the width, every byte in place
+    raw.append("raw: ", style="dim")
     if message.glued_prefix:
         raw.append(message.glued_prefix.decode("utf-8", "replace"), style="reverse red")
         raw.append(visible_raw(message.raw[len(message.glued_prefix) :], message.terminated))

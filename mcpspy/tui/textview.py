@@ -78,10 +78,10 @@ class TextView(ScrollView, can_focus=True):
         for number, line in enumerate(self._lines):
             if len(line) <= width:
                 add((number, 0))
-            elif isinstance(line, Text):  # prose and pretty JSON: wrap between words
+            elif isinstance(line, Text) and not line.no_wrap:  # prose and pretty JSON: between words
                 pieces = self._pieces[number] = list(line.wrap(self.app.console, width, overflow="fold"))
                 wrapped.extend((number, piece) for piece in range(len(pieces)))
-            else:  # a raw line, maybe megabytes long: cut at the width, at no cost
+            else:  # a raw line (or a Text marked no_wrap), maybe megabytes long: cut at the width
                 wrapped.extend((number, start) for start in range(0, len(line), width))
         self._wrapped = wrapped
         self._cache.clear()
