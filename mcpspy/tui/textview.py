@@ -40,7 +40,13 @@ class TextView(ScrollView, can_focus=True):
         Binding("home,g", "scroll_home", "Top", show=False),
         Binding("end,G", "scroll_end", "Bottom", show=False),
     ]
-    DEFAULT_CSS = "TextView { overflow-x: hidden; &:focus { background-tint: $foreground 5%; } }"
+    DEFAULT_CSS = """
+    TextView {
+        overflow-x: hidden;
+        scrollbar-gutter: stable;  /* the wrap width does not change when the scrollbar comes */
+        &:focus { background-tint: $foreground 5%; }
+    }
+    """
 
     def __init__(self, text: str = "", json: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -165,3 +165,18 @@ async def test_mouse_click_selects_and_the_palette_runs_the_inspector_commands()
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert isinstance(app.screen, WholeMessage) and app.screen.message is app.rows[1]
+
+
+async def test_the_raw_line_is_drawn_whole_beside_a_scrollbar() -> None:
+    app = InspectorApp(FIXTURES / "lesson-ready-glued.jsonl", live=False)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await wait_loaded(app, pilot)
+        detail = app.query_one("#detail", TextView)
+        detail.scroll_to(y=detail.max_scroll_y, animate=False)  # at once: ScrollView does not defer
+        await pilot.pause(0.1)
+        assert detail.show_vertical_scrollbar
+        drawn = [detail.render_line(y).text for y in range(detail.scrollable_content_region.height)]
+        start = next(i for i, line in enumerate(drawn) if line.startswith("raw: "))
+        end = next(i for i in range(start, len(drawn)) if "⏎" in drawn[i])
+        raw = "".join(line.rstrip() if i == end else line for i, line in enumerate(drawn[start : end + 1], start))
+        assert raw == "raw: " + app.rows[-1].raw.decode() + "⏎"
