@@ -172,11 +172,12 @@ async def test_the_raw_line_is_drawn_whole_beside_a_scrollbar() -> None:
     async with app.run_test(size=(120, 34)) as pilot:
         await wait_loaded(app, pilot)
         detail = app.query_one("#detail", TextView)
-        detail.scroll_to(y=detail.max_scroll_y, animate=False)  # at once: ScrollView does not defer
+        top = next(y for y in range(detail.line_count) if detail.line_text(y).startswith("raw: "))
+        detail.scroll_to(y=top, animate=False, force=True)  # at once: a ScrollView does not defer it
         await pilot.pause(0.1)
         assert detail.show_vertical_scrollbar
         drawn = [detail.render_line(y).text for y in range(detail.scrollable_content_region.height)]
-        start = next(i for i, line in enumerate(drawn) if line.startswith("raw: "))
+        start = top - round(detail.scroll_y)  # the view stops at its end
         end = next(i for i in range(start, len(drawn)) if "⏎" in drawn[i])
         raw = "".join(line.rstrip() if i == end else line for i, line in enumerate(drawn[start : end + 1], start))
         assert raw == "raw: " + app.rows[-1].raw.decode() + "⏎"
