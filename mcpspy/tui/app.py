@@ -1,9 +1,9 @@
 """The inspector: message list, detail pane, findings, in-flight requests, stderr, timeline.
 
 The app reads a capture only. A thread worker follows the file (toolong-style,
-~50 ms when idle), feeds the records to the Analyzer it alone owns, and posts
-``Analysed`` batches; the UI thread only appends them to its lists, which
-``RowList``s draw a screenful at a time.
+polling every 25 ms when idle), feeds the records to the Analyzer it alone
+owns, and posts ``Analysed`` batches; the UI thread only appends them to its
+lists, which ``RowList``s draw a screenful at a time.
 """
 
 from __future__ import annotations
