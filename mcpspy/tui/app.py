@@ -52,6 +52,7 @@ WIDE = 120  # from this many columns the side pane sits beside the list, else un
 BATCH_EVERY = 0.4  # seconds: while reading a backlog, post what was analysed this often
 BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
+TAB_LABELS = ("Detail", "Findings", "In flight", "Stderr", "Timeline")
 PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
                "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
 
@@ -92,7 +93,7 @@ class InspectorApp(App[None]):
         Binding("tab", "switch_pane", "Pane", priority=True),
         Binding("right_square_bracket", "next_tab(1)", "Tab"),
         Binding("left_square_bracket", "next_tab(-1)", "Prev tab", show=False),
-        *(Binding(str(n), f"show_tab({n})", f"Tab {n}", show=False) for n in range(1, 6)),
+        *(Binding(str(n), f"show_tab({n})", label, show=False) for n, label in enumerate(TAB_LABELS, 1)),
         Binding("question_mark", "toggle_help", "Keys"),
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
@@ -130,16 +131,16 @@ class InspectorApp(App[None]):
         with Horizontal(id="main"):
             yield RowList[Message](MESSAGE_COLUMNS, message_cells, id="messages", empty="no messages yet")
             with TabbedContent(id="side"):
-                with TabPane("Detail", id="tab-detail"):
+                with TabPane(TAB_LABELS[0], id=TABS[0]):
                     yield TextView("select a message", id="detail")
-                with TabPane("Findings", id="tab-findings"):
+                with TabPane(TAB_LABELS[1], id=TABS[1]):
                     yield RowList[Finding](FINDING_COLUMNS, finding_cells, id="findings", empty="no findings")
-                with TabPane("In flight", id="tab-inflight"):
+                with TabPane(TAB_LABELS[2], id=TABS[2]):
                     yield RowList[PendingRow](PENDING_COLUMNS, pending_cells, id="inflight",
                                               empty="nothing in flight")
-                with TabPane("Stderr", id="tab-stderr"):
+                with TabPane(TAB_LABELS[3], id=TABS[3]):
                     yield Log(id="stderr")
-                with TabPane("Timeline", id="tab-timeline"), VerticalScroll(id="timeline-scroll"):
+                with TabPane(TAB_LABELS[4], id=TABS[4]), VerticalScroll(id="timeline-scroll"):
                     yield Static(id="timeline")
         yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
         yield Static(id="filter-error")
@@ -178,9 +179,8 @@ class InspectorApp(App[None]):
         yield SystemCommand("Filter", "Show only matching messages (/)", self.action_open_filter)
         yield SystemCommand("Pair", "Jump between a request and its reply (p)", self.action_pair)
         yield SystemCommand("Whole message", "The selected message in full (v)", self.action_whole)
-        for n, tab in enumerate(TABS, 1):
-            label = tab.removeprefix("tab-").replace("inflight", "in flight")
-            yield SystemCommand(f"Show {label}", f"The {label} tab ({n})",
+        for n, label in enumerate(TAB_LABELS, 1):
+            yield SystemCommand(f"Show {label.lower()}", f"The {label.lower()} tab ({n})",
                                 lambda n=n: self.action_show_tab(n))
 
     # --- reading the capture (worker thread)

@@ -61,7 +61,7 @@ def fit(text: str, width: int, right: bool = False) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
-class RowList(ScrollView, Generic[T], can_focus=True):
+class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
     """Rows of ``columns`` with a cursor; the first line is the column titles."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"rowlist--header", "rowlist--cursor", "rowlist--even"}

@@ -29,7 +29,7 @@ from mcpspy.tui.rows import pretty_json, visible_raw
 _JSON = JSONHighlighter()
 
 
-class TextView(ScrollView, can_focus=True):
+class TextView(ScrollView, can_focus=True, inherit_bindings=False):
     """Text wrapped at the view's width; only the visible lines are ever styled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
