@@ -139,7 +139,7 @@ class Analyzer:
         parsed = classify_line(record.data)
         message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
                           parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
-        if self._continue_multiline(message, parsed):
+        if self._multiline[record.stream.value] and self._continue_multiline(message, parsed):
             return
         self._out.message(message)
         for rule, sentence in parsed.problems:

@@ -148,6 +148,7 @@ class Schemas:
         extra = self._compile(extra_node) if isinstance(extra_node, dict) and extra_node else None
         if extra is None:
             properties = {name: sub for name, sub in properties.items() if sub is not _accept}
+        lookup = properties.get
 
         def check(value: Any) -> Problem | None:
             if not isinstance(value, dict):
@@ -155,17 +156,12 @@ class Schemas:
             for name in required:
                 if name not in value:
                     return Problem(f'has no "{name}", which is required')
-            if extra is None:
-                for name, sub in properties.items():
-                    if name in value:
-                        problem = sub(value[name])
-                        if problem is not None:
-                            return problem.at(name)
-                return None
-            for name, item in value.items():
-                problem = properties.get(name, extra)(item)
-                if problem is not None:
-                    return problem.at(name)
+            for name, item in value.items():  # objects carry fewer keys than their schemas name
+                sub = lookup(name, extra)
+                if sub is not None:
+                    problem = sub(item)
+                    if problem is not None:
+                        return problem.at(name)
             return None
 
         return check
@@ -181,10 +177,10 @@ class Schemas:
             if isinstance(max_items, int) and len(value) > max_items:
                 return Problem(f"has {len(value)} items, more than the {max_items} allowed")
             if items is not None:
-                for index, item in enumerate(value):
+                for item in value:
                     problem = items(item)
                     if problem is not None:
-                        return problem.at(index)
+                        return problem.at(next(i for i, x in enumerate(value) if x is item))
             return None
 
         return check

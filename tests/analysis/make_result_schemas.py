@@ -25,7 +25,12 @@ DROPPED = frozenset({"description", "$comment", "default", "examples", "title", 
 
 
 def _strip(node: Any) -> Any:
-    """The node without prose, its refs reduced to bare names."""
+    """The node without prose, its refs reduced to bare names.
+
+    Loosened where the generated schema is narrower than schema.ts, so that
+    nothing legal is flagged: a union's "integer" stands for TypeScript's
+    `number` (ElicitResult content, JSONValue), so it becomes "number".
+    """
     if isinstance(node, list):
         return [_strip(item) for item in node]
     if not isinstance(node, dict):
@@ -34,6 +39,8 @@ def _strip(node: Any) -> Any:
     for key, value in node.items():
         if key == "$ref":
             out[key] = value.rsplit("/", 1)[-1]
+        elif key == "type" and isinstance(value, list):
+            out[key] = ["number" if kind == "integer" else kind for kind in value]
         elif key in ("properties", "$defs", "definitions"):
             out[key] = {name: _strip(sub) for name, sub in value.items()}
         elif key not in DROPPED:
@@ -56,6 +63,8 @@ def _refs(node: Any, found: set[str]) -> None:
 def cut(schema: dict[str, Any]) -> dict[str, Any]:
     """The result definitions and their closure under $ref."""
     defs = {name: _strip(body) for name, body in (schema.get("$defs") or schema["definitions"]).items()}
+    if "JSONValue" in defs:
+        defs["JSONValue"] = {}  # generated without null and fractional numbers; any JSON value is meant
     wanted = [name for name in sorted(set(RESULT_DEFS.values())) if name in defs]
     kept: dict[str, Any] = {}
     while wanted:
