@@ -226,8 +226,10 @@ RULES_TABLE: list[Rule] = [
          "listChanged: true for it.", "2025-11-25/server/tools.mdx \u00a7List Changed Notification",
          bad='capabilities {"tools":{}}, then notifications/tools/list_changed',
          good='capabilities {"tools":{"listChanged":true}}'),
-    Rule("capability.logging-undeclared", E,
-         "The server sent notifications/message without declaring the logging capability.",
+    Rule("capability.logging-undeclared", W,
+         "The server sent notifications/message without declaring the logging capability (a MUST in the "
+         "spec; a warning here because the Python SDK's MCPServer does so whenever a tool logs through "
+         "its context).",
          "2025-11-25/server/utilities/logging.mdx \u00a7Capabilities "
          "(\"MUST declare the logging capability\")",
          bad='capabilities {"tools":{}}, then notifications/message', good='capabilities {"logging":{}}'),
