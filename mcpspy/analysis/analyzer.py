@@ -7,7 +7,7 @@ I/O: the same records always give the same analysis, live or replayed.
 
 This is the facade. Lines become messages here (framing); the rest is
 delegated: pairing.py (ids, cancels, progress), era.py (which revision, the
-handshake, _meta), capabilities.py (gating), shapes.py (result schemas).
+handshake, _meta), capabilities.py (gating), shapes.py (result and log shapes).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.analysis.pairing import Pairing, params_of
 from mcpspy.analysis.reporter import Reporter
-from mcpspy.analysis.shapes import RESULT_DEFS, result_problem
+from mcpspy.analysis.shapes import RESULT_DEFS, log_message_problem, result_problem
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 
 MULTILINE_MAX_LINES = 500
@@ -234,6 +234,11 @@ class Analyzer:
             self._era.client_notification(message)
         else:
             self._capabilities.server_notification(message)
+            if message.method == "notifications/message":
+                problem = log_message_problem(params_of(message))
+                if problem is not None:
+                    self._out.find("logging.invalid-message", message.seq, message.stream,
+                                   f"the log message is malformed: {problem}")
 
     def _response(self, message: Message) -> None:
         if message.stream is Stream.C2S:

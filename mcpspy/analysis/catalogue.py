@@ -119,6 +119,11 @@ RULES_TABLE: list[Rule] = [
          "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
          bad='{"method":"notifications/cancelled","params":{"requestId":99}}',
          good="cancel an id still pending"),
+    Rule("cancel.initialize", E, "The client cancelled initialize, which it must never cancel.",
+         "2025-11-25/basic/utilities/cancellation.mdx \u00a7Behavior Requirements "
+         "(\"The initialize request MUST NOT be cancelled by clients\")",
+         bad='{"method":"notifications/cancelled","params":{"requestId":0}} for initialize id 0',
+         good="wait for the initialize result, or close stdin"),
     # 2026-07-28
     Rule("meta.missing", E,
          "A request without _meta io.modelcontextprotocol/protocolVersion and clientCapabilities: in "
@@ -243,10 +248,21 @@ RULES_TABLE: list[Rule] = [
          "A progress notification came after its request was answered: progress must stop when the "
          "operation completes.", f"{PROGRESS} \u00a7Implementation Notes",
          bad="the tools/call result, then progress for its token", good="progress, then the result"),
+    Rule("progress.invalid", E,
+         "A progress notification without a string or integer progressToken, or without a number "
+         "progress.", "schema/<rev> ProgressNotificationParams (progressToken and progress required)",
+         bad='{"method":"notifications/progress","params":{"progressToken":"t1","progress":"50%"}}',
+         good='{"method":"notifications/progress","params":{"progressToken":"t1","progress":50,"total":100}}'),
     Rule("progress.not-increasing", E,
          "The progress value did not increase from one notification to the next for the same token.",
          f"{PROGRESS} \u00a7Progress Flow (\"MUST increase with each notification\")",
          bad="progress 50, then 40", good="progress 40, then 50"),
+    # logging
+    Rule("logging.invalid-message", E,
+         "A notifications/message whose level is not one of the eight RFC 5424 levels, or without data.",
+         "2025-11-25/server/utilities/logging.mdx \u00a7Log Levels; schema LoggingMessageNotificationParams",
+         bad='{"method":"notifications/message","params":{"level":"verbose","data":"x"}}',
+         good='{"method":"notifications/message","params":{"level":"debug","data":"x"}}'),
     # result shapes
     Rule("schema.result-shape", E,
          "A result does not fit its method's result definition in the official JSON Schema of the "

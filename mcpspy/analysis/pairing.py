@@ -13,6 +13,7 @@ from typing import Any
 from mcpspy.analysis.jsonrpc import valid_id
 from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.schema import describe
 from mcpspy.capture.records import Stream
 
 LONG_LIVED = frozenset({"subscriptions/listen"})
@@ -161,6 +162,10 @@ class Pairing:
                 self._out.find("cancel.unknown-request", message.seq, message.stream,
                                f"the cancel names id {request_id!r}, which is not in flight")
             return
+        if exchange.method == "initialize" and message.stream is Stream.C2S:
+            self._out.find("cancel.initialize", message.seq, message.stream,
+                           f"the client cancelled initialize (id {request_id!r})",
+                           related_seq=exchange.request_seq)
         space.closed[key] = exchange
         exchange.state = ExchangeState.CANCELLED
         exchange.cancel_seq = message.seq
@@ -170,8 +175,16 @@ class Pairing:
         """Progress travels against its request: the receiver of a request reports on it."""
         params = params_of(message)
         token, value = params.get("progressToken"), params.get("progress")
-        if not valid_id(token):
-            return
+        is_number = isinstance(value, int | float) and not isinstance(value, bool)
+        number: float | None = value if is_number else None
+        if not valid_id(token) or number is None:
+            field, wanted = ("progressToken", "a string or an integer") if not valid_id(token) else (
+                "progress", "a number")
+            got = describe(params[field]) if field in params else "missing"
+            self._out.find("progress.invalid", message.seq, message.stream,
+                           f"the progress notification's params.{field} is {got}; it must be {wanted}")
+            if not valid_id(token):
+                return
         exchange = self._sent_on(opposite(message.stream)).progress_tokens.get(id_key(token))
         if exchange is None:
             self._out.find("progress.unknown-token", message.seq, message.stream,
@@ -182,14 +195,14 @@ class Pairing:
                            f"progress for token {token!r} after {exchange.method} (id {exchange.id!r}) was "
                            f"answered at seq {exchange.reply_seq}", related_seq=exchange.request_seq)
             return
-        if not isinstance(value, int | float) or isinstance(value, bool):
+        if number is None:
             return
         last = self._progress_last.get(exchange.request_seq)
-        if last is not None and value <= last:
+        if last is not None and number <= last:
             self._out.find("progress.not-increasing", message.seq, message.stream,
-                           f"progress for token {token!r} went from {last!r} to {value!r}; it must increase",
+                           f"progress for token {token!r} went from {last!r} to {number!r}; it must increase",
                            related_seq=exchange.request_seq)
-        self._progress_last[exchange.request_seq] = value
+        self._progress_last[exchange.request_seq] = number
 
     # --- the passing of time and the end
 

@@ -27,6 +27,7 @@ ANSWERED_BY_CLIENT = frozenset({"roots/list", "sampling/createMessage", "elicita
 # 2026-07-28 results: result.missing-result-type and cache.missing-ttl already name these when absent.
 OWNED_ELSEWHERE = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 MODERN = "2026-07-28"
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 
 
 @functools.cache
@@ -59,3 +60,16 @@ def result_problem(method: str, request_stream: Stream, revision: str, result: d
     if problem is None:
         return None
     return f"the {method} result does not fit {name} ({revision}): {problem.where('result')} {problem.text}"
+
+
+def log_message_problem(params: dict[str, Any]) -> str | None:
+    """Why a notifications/message is malformed (same shape in every revision), or None."""
+    level = params.get("level")
+    if level not in LOG_LEVELS:
+        got = f"{level!r}" if "level" in params else "missing"
+        return f"params.level is {got}, not one of {', '.join(LOG_LEVELS)}"
+    if "data" not in params:
+        return "params.data is missing; it is required (any JSON value)"
+    if "logger" in params and not isinstance(params["logger"], str):
+        return "params.logger is not a string"
+    return None

@@ -289,6 +289,12 @@ SCENARIOS: dict[str, list[Step]] = {
                                   progress(7, 2)],
     "progress-not-increasing": [call_with_token(1, "export-1"), progress("export-1", 50),
                                 progress("export-1", 40), s2c(res(1, CALL_RESULT))],
+    "progress-invalid": [call_with_token(1, "export-1"), progress("export-1", "50%"),
+                         s2c(notify("notifications/progress", progress=60)), s2c(res(1, CALL_RESULT))],
+    "cancel-initialize": [initialize(), c2s(cancel(0)), initialize_result()],
+    "logging-invalid-message": [initialize(), initialize_result(capabilities={"logging": {}}), INITIALIZED,
+                                s2c(notify("notifications/message", level="verbose", data="x")),
+                                s2c(notify("notifications/message", level="info"))],
     # --- result shapes
     "schema-tool-without-input-schema": [c2s(req(1, "tools/list")), s2c(res(1, {
         **TOOLS_RESULT, "tools": [{"name": "get_ticket"}]}))],
@@ -357,6 +363,9 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "progress-unknown-token": [("progress.unknown-token", 3)],
     "progress-after-completion": [("progress.after-completion", 4)],
     "progress-not-increasing": [("progress.not-increasing", 3)],
+    "progress-invalid": [("progress.invalid", 2), ("progress.invalid", 3)],
+    "cancel-initialize": [("cancel.initialize", 2), ("pairing.reply-after-cancel", 3)],
+    "logging-invalid-message": [("logging.invalid-message", 4), ("logging.invalid-message", 5)],
     "schema-tool-without-input-schema": [("schema.result-shape", 2)],
     "schema-content-block": [("schema.result-shape", 5), ("schema.result-shape", 7)],
     "schema-initialize-result": [("schema.result-shape", 2)],
