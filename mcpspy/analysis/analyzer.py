@@ -77,6 +77,16 @@ class Analyzer:
         return self._era.supported_versions
 
     @property
+    def server_capabilities(self) -> dict[str, Any] | None:
+        """From the initialize or server/discover result; None until one is seen."""
+        return self._capabilities.server
+
+    @property
+    def client_capabilities(self) -> dict[str, Any] | None:
+        """From the initialize params (legacy); None otherwise."""
+        return self._capabilities.client
+
+    @property
     def pending(self) -> list[Exchange]:
         return self._pairing.pending
 

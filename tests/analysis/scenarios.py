@@ -268,9 +268,11 @@ SCENARIOS: dict[str, list[Step]] = {
     "legacy-version-changed": [initialize("2025-11-25"), initialize_result("2025-06-18"), INITIALIZED],
     # --- capabilities
     "capability-server-undeclared": [*LEGACY_INIT, c2s(req(1, "prompts/list", meta=False)),
-                                     s2c(err(1, -32601, "Method not found"))],
+                                     s2c(err(1, -32601, "Method not found")),
+                                     c2s(req(2, "resources/subscribe", meta=False, uri="helpdesk://tickets/2318")),
+                                     s2c(err(2, -32601, "Method not found"))],
     "capability-server-undeclared-modern": [
-        *discover(), c2s(req(2, "resources/subscribe", uri="helpdesk://tickets/2318")),
+        *discover(), c2s(req(2, "resources/read", uri="helpdesk://tickets/2318")),
         s2c(err(2, -32601, "Method not found"))],
     "capability-client-undeclared": [
         initialize(), initialize_result(), INITIALIZED,
@@ -354,7 +356,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "legacy-reinitialize": [("legacy.reinitialize", 4)],
     "legacy-version-unknown": [("legacy.version-unknown", 2)],
     "legacy-version-changed": [("legacy.version-changed", 2)],
-    "capability-server-undeclared": [("capability.server-undeclared", 4)],
+    "capability-server-undeclared": [("capability.server-undeclared", 4), ("capability.server-undeclared", 6)],
     "capability-server-undeclared-modern": [("capability.server-undeclared", 3)],
     "capability-client-undeclared": [("capability.client-undeclared", 4)],
     "capability-client-unnegotiated": [("capability.client-unnegotiated", 4)],
