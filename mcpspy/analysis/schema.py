@@ -141,14 +141,27 @@ class Schemas:
         return _chain(checks)
 
     def _object_check(self, node: dict[str, Any], typed: bool) -> Check:
-        """required, properties and additionalProperties; with typed, "type": "object" too."""
+        """required, properties and additionalProperties; with typed, "type": "object" too.
+
+        Properties that are a bare plain type or a string const are checked in
+        the loop rather than through a call: most properties are such leaves.
+        """
         required = tuple(node.get("required", ()))
-        properties = {name: self._compile(sub) for name, sub in node.get("properties", {}).items()}
+        leaves: dict[str, tuple[type, str | None]] = {}
+        properties: dict[str, Check] = {}
+        for name, sub in node.get("properties", {}).items():
+            leaf = _leaf(sub)
+            if leaf is not None:
+                leaves[name] = leaf
+            else:
+                properties[name] = self._compile(sub)
         extra_node = node.get("additionalProperties")
         extra = self._compile(extra_node) if isinstance(extra_node, dict) and extra_node else None
         if extra is None:
             properties = {name: sub for name, sub in properties.items() if sub is not _accept}
-        lookup = properties.get
+        elif leaves:  # a leaf is also exempt from additionalProperties: keep it out of its reach
+            properties.update({name: _accept for name in leaves})
+        lookup, leaf_of = properties.get, leaves.get
 
         def check(value: Any) -> Problem | None:
             if not isinstance(value, dict):
@@ -157,6 +170,12 @@ class Schemas:
                 if name not in value:
                     return Problem(f'has no "{name}", which is required')
             for name, item in value.items():  # objects carry fewer keys than their schemas name
+                leaf = leaf_of(name)
+                if leaf is not None:
+                    kind, const = leaf
+                    if not isinstance(item, kind) or (const is not None and item != const):
+                        return _leaf_problem(item, kind, const).at(name)
+                    continue
                 sub = lookup(name, extra)
                 if sub is not None:
                     problem = sub(item)
@@ -243,6 +262,25 @@ class Schemas:
         properties = target.get("properties")
         tag = properties.get("type") if isinstance(properties, dict) else None
         return tag.get("const") if isinstance(tag, dict) else None
+
+
+def _leaf(node: Any) -> tuple[type, str | None] | None:
+    """(python type, const) for a property schema that is {"type": plain} or a string const."""
+    if not isinstance(node, dict):
+        return None
+    kind = node.get("type")
+    if node.keys() == {"type"} and kind in PLAIN_TYPES:
+        return PLAIN_TYPES[kind], None
+    const = node.get("const")
+    if isinstance(const, str) and node.keys() <= {"const", "type"} and kind in (None, "string"):
+        return str, const
+    return None
+
+
+def _leaf_problem(value: Any, kind: type, const: str | None) -> Problem:
+    if const is not None:
+        return Problem(f"is {_json(value)}, not {_json(const)}")
+    return Problem(f"is {describe(value)}, not {TYPE_NAMES[kind]}")
 
 
 def _accept(value: Any) -> Problem | None:
