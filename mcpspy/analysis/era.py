@@ -53,10 +53,12 @@ class EraTracker:
     def revision(self, request: Message) -> str | None:
         """The revision whose schema the exchange this request opens is held to."""
         if self.era is Era.LEGACY:
-            if self.protocol_version in LEGACY_REVISIONS or request.method != "initialize":
-                return self.protocol_version if self.protocol_version in LEGACY_REVISIONS else None
-            requested = params_of(request).get("protocolVersion")  # the result did not say which
-            return requested if isinstance(requested, str) else None
+            if self.protocol_version in LEGACY_REVISIONS:
+                return self.protocol_version
+            if request.method == "initialize":  # its result named no known revision: the one asked for
+                requested = params_of(request).get("protocolVersion")
+                return requested if isinstance(requested, str) else None
+            return None
         return modern_version(request) if request.stream is Stream.C2S else None
 
     # --- what the client sends
