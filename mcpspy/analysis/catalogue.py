@@ -12,6 +12,8 @@ from mcpspy.analysis.model import Rule, Severity
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 STDIO = "2026-07-28/basic/transports/stdio.mdx"
 BASE = "2026-07-28/basic/index.mdx"
+LIFECYCLE = "2025-11-25/basic/lifecycle.mdx"
+PROGRESS = "2025-11-25/basic/utilities/progress.mdx; 2026-07-28/basic/patterns/progress.mdx"
 REQ = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}'
 RES = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}'
 
@@ -117,6 +119,11 @@ RULES_TABLE: list[Rule] = [
          "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
          bad='{"method":"notifications/cancelled","params":{"requestId":99}}',
          good="cancel an id still pending"),
+    Rule("cancel.initialize", E, "The client cancelled initialize, which it must never cancel.",
+         "2025-11-25/basic/utilities/cancellation.mdx \u00a7Behavior Requirements "
+         "(\"The initialize request MUST NOT be cancelled by clients\")",
+         bad='{"method":"notifications/cancelled","params":{"requestId":0}} for initialize id 0',
+         good="wait for the initialize result, or close stdin"),
     # 2026-07-28
     Rule("meta.missing", E,
          "A request without _meta io.modelcontextprotocol/protocolVersion and clientCapabilities: in "
@@ -165,8 +172,104 @@ RULES_TABLE: list[Rule] = [
     # legacy era
     Rule("legacy.initialized-missing", W,
          "After a successful initialize the client must send notifications/initialized before "
-         "other requests.", "2025-11-25/basic/lifecycle.mdx \u00a7Initialization",
+         "other requests.", f"{LIFECYCLE} \u00a7Initialization",
          bad="initialize, then tools/list", good="initialize, notifications/initialized, tools/list"),
+    Rule("legacy.early-request", W,
+         "The client sent a request other than ping before the server answered initialize.",
+         f"{LIFECYCLE} \u00a7Initialization (\"SHOULD NOT send requests other than pings before the server "
+         "has responded to the initialize request\")",
+         bad="initialize, tools/list, then the initialize result",
+         good="initialize, its result, then tools/list"),
+    Rule("legacy.initialized-early", E,
+         "notifications/initialized was sent before initialize was answered, or after it failed: it "
+         "follows a successful initialize result.", f"{LIFECYCLE} \u00a7Initialization (ordering derived)",
+         bad="initialize, notifications/initialized, then the result",
+         good="initialize, its result, then notifications/initialized"),
+    Rule("legacy.server-early-request", W,
+         "The server sent a request other than ping before the client's notifications/initialized.",
+         f"{LIFECYCLE} \u00a7Initialization (\"SHOULD NOT send requests other than pings and logging before "
+         "receiving the initialized notification\")",
+         bad="initialize result, then roots/list before notifications/initialized",
+         good="roots/list after notifications/initialized"),
+    Rule("legacy.reinitialize", W,
+         "A second initialize in a process whose first one succeeded: initialization is the first "
+         "interaction, once per process.",
+         f"{LIFECYCLE} \u00a7Initialization; 2026-07-28/basic/versioning.mdx (derived)",
+         bad="initialize, ..., initialize again", good="one initialize per process"),
+    Rule("legacy.version-unknown", W,
+         "The server answered initialize with a protocol version the client did not ask for and that is "
+         "no revision with an initialize handshake.", f"{LIFECYCLE} \u00a7Version Negotiation",
+         bad='asks "2025-06-18", gets "1.0"', good='asks "2025-06-18", gets "2025-06-18" or "2025-03-26"'),
+    Rule("legacy.version-changed", INFO,
+         "The server chose another protocol version than the one the client asked for: legal when it "
+         "does not support the one asked, but the client must support the answer.",
+         f"{LIFECYCLE} \u00a7Version Negotiation",
+         bad='(legal) asks "2025-11-25", gets "2025-06-18"', good='asks "2025-06-18", gets "2025-06-18"'),
+    # capabilities
+    Rule("capability.server-undeclared", W,
+         "The client called a method whose server capability (tools, prompts, resources, "
+         "resources.subscribe, completions, logging) the server did not declare.",
+         "2025-11-25/server/tools.mdx, prompts.mdx, resources.mdx \u00a7Capabilities; "
+         f"{LIFECYCLE} \u00a7Operation",
+         bad='capabilities {"tools":{}}, then prompts/list', good="call only what the server declared"),
+    Rule("capability.client-undeclared", E,
+         "The server sent sampling/createMessage, roots/list or elicitation/create though the client "
+         "did not declare that capability (2025-06-18 and later: only negotiated capabilities may be used).",
+         "2025-06-18/basic/lifecycle.mdx \u00a7Operation; 2025-06-18/changelog.mdx item 9; "
+         "<rev>/client/{sampling,roots,elicitation}.mdx \u00a7Capabilities",
+         bad="client capabilities {}, then roots/list",
+         good='client capabilities {"roots":{}}, then roots/list'),
+    Rule("capability.client-unnegotiated", W,
+         "The server sent sampling/createMessage or roots/list though the client did not declare that "
+         "capability (2024-11-05 and 2025-03-26, where the rule is a SHOULD).",
+         "2025-03-26/basic/lifecycle.mdx \u00a7Operation; "
+         "<rev>/client/{sampling,roots}.mdx \u00a7Capabilities",
+         bad='client capabilities {}, then sampling/createMessage',
+         good='client capabilities {"sampling":{}}, then sampling/createMessage'),
+    Rule("capability.list-changed-undeclared", W,
+         "The server sent a tools, prompts or resources list_changed notification without declaring "
+         "listChanged: true for it.", "2025-11-25/server/tools.mdx \u00a7List Changed Notification",
+         bad='capabilities {"tools":{}}, then notifications/tools/list_changed',
+         good='capabilities {"tools":{"listChanged":true}}'),
+    Rule("capability.logging-undeclared", W,
+         "The server sent notifications/message without declaring the logging capability (a MUST in the "
+         "spec; a warning here because the Python SDK's MCPServer does so whenever a tool logs through "
+         "its context).",
+         "2025-11-25/server/utilities/logging.mdx \u00a7Capabilities "
+         "(\"MUST declare the logging capability\")",
+         bad='capabilities {"tools":{}}, then notifications/message', good='capabilities {"logging":{}}'),
+    # progress
+    Rule("progress.unknown-token", E,
+         "A progress notification names a token that no request carried in _meta.progressToken.",
+         f"{PROGRESS} \u00a7Behavior Requirements",
+         bad='notifications/progress with progressToken "x", never sent',
+         good="the token of an in-flight request"),
+    Rule("progress.after-completion", E,
+         "A progress notification came after its request was answered: progress must stop when the "
+         "operation completes.", f"{PROGRESS} \u00a7Implementation Notes",
+         bad="the tools/call result, then progress for its token", good="progress, then the result"),
+    Rule("progress.invalid", E,
+         "A progress notification without a string or integer progressToken, or without a number "
+         "progress.", "schema/<rev> ProgressNotificationParams (progressToken and progress required)",
+         bad='{"method":"notifications/progress","params":{"progressToken":"t1","progress":"50%"}}',
+         good='{"method":"notifications/progress","params":{"progressToken":"t1","progress":50,"total":100}}'),
+    Rule("progress.not-increasing", E,
+         "The progress value did not increase from one notification to the next for the same token.",
+         f"{PROGRESS} \u00a7Progress Flow (\"MUST increase with each notification\")",
+         bad="progress 50, then 40", good="progress 40, then 50"),
+    # logging
+    Rule("logging.invalid-message", E,
+         "A notifications/message whose level is not one of the eight RFC 5424 levels, or without data.",
+         "2025-11-25/server/utilities/logging.mdx \u00a7Log Levels; schema LoggingMessageNotificationParams",
+         bad='{"method":"notifications/message","params":{"level":"verbose","data":"x"}}',
+         good='{"method":"notifications/message","params":{"level":"debug","data":"x"}}'),
+    # result shapes
+    Rule("schema.result-shape", E,
+         "A result does not fit its method's result definition in the official JSON Schema of the "
+         "revision in force (a required field missing, a wrong type, a content block of no known type).",
+         "schema/<rev>/schema.json (the method's *Result definition)",
+         bad='{"result":{"tools":[{"name":"get_ticket"}]}}',
+         good='{"result":{"tools":[{"name":"get_ticket","inputSchema":{"type":"object"}}]}}'),
     # lifecycle
     Rule("lifecycle.no-exit-on-eof", W,
          "The server was still running after its stdin closed; it should exit promptly.",

@@ -15,6 +15,7 @@ from mcpspy.analysis.model import Kind
 
 CONTENT_LENGTH = re.compile(rb"^\s*Content-(Length|Type)\s*:", re.IGNORECASE)
 PREVIEW = 40
+ID_TYPES = (str, int)
 
 
 @dataclass(slots=True)
@@ -34,7 +35,8 @@ def preview(data: bytes | str, limit: int = PREVIEW) -> str:
 
 
 def valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    """A string or an integer (not a bool); values come from orjson, so exact types suffice."""
+    return type(value) in ID_TYPES
 
 
 def classify_line(raw: bytes) -> Parsed:
@@ -44,7 +46,7 @@ def classify_line(raw: bytes) -> Parsed:
     if body.endswith(b"\r"):
         body = body[:-1]
         problems.append(("crlf", "the line ends in \\r\\n"))
-    if not body.strip():
+    if not body or body.isspace():  # not strip(): that copies every line
         problems.append(("blank-line", "an empty line"))
         return Parsed(Kind.NOT_JSON, problems=problems)
     try:
@@ -68,7 +70,8 @@ def classify_line(raw: bytes) -> Parsed:
         problems.append(("not-json", f"{preview(body)} is not JSON"))
         return Parsed(Kind.NOT_JSON, problems=problems)
     parsed = classify_message(payload)
-    parsed.problems[:0] = problems
+    if problems:
+        parsed.problems[:0] = problems
     return parsed
 
 

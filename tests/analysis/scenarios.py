@@ -76,14 +76,73 @@ def discover(i: Any = 1) -> list[Step]:
     return [c2s(req(i, "server/discover")), s2c(res(i, DISCOVER_RESULT))]
 
 
-LEGACY_INIT = [
-    c2s({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "old", "version": "1"}}}),
-    s2c(res(0, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                "serverInfo": {"name": "helpdesk", "version": "0.1.0"}})),
-    c2s({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-]
+def initialize(version: str = "2025-06-18", capabilities: dict[str, Any] | None = None, i: Any = 0) -> Step:
+    return c2s({"jsonrpc": "2.0", "id": i, "method": "initialize",
+                "params": {"protocolVersion": version, "capabilities": capabilities or {},
+                           "clientInfo": {"name": "old", "version": "1"}}})
+
+
+def initialize_result(version: str = "2025-06-18", capabilities: dict[str, Any] | None = None,
+                      i: Any = 0) -> Step:
+    return s2c(res(i, {"protocolVersion": version, "capabilities": capabilities or {"tools": {}},
+                       "serverInfo": {"name": "helpdesk", "version": "0.1.0"}}))
+
+
+def notify(method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+INITIALIZED = c2s({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+LEGACY_INIT = [initialize(capabilities={"roots": {}}), initialize_result(), INITIALIZED]
+RICH_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {}, "resources": {"subscribe": True},
+                     "completions": {}, "logging": {}}
+LIST_META = {"resultType": "complete", "ttlMs": 60000, "cacheScope": "public", "_meta": SERVER_META}
+# A valid result for each method whose shape is checked; legacy results drop the 2026-07-28 fields.
+RESULTS: dict[str, dict[str, Any]] = {
+    "tools/list": {"tools": [{"name": "get_ticket", "title": "Get a ticket", "description": "One ticket.",
+                              "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}},
+                                              "required": ["id"]},
+                              "annotations": {"readOnlyHint": True}}], "nextCursor": "page-2"},
+    "tools/call": {"content": [
+        {"type": "text", "text": "ticket 2318: open"},
+        {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+        {"type": "resource", "resource": {"uri": "helpdesk://tickets/2318", "mimeType": "text/plain",
+                                          "text": "open"}}],
+        "structuredContent": {"id": 2318, "status": "open"}, "isError": False},
+    "prompts/list": {"prompts": [{"name": "triage", "arguments": [{"name": "ticket", "required": True}]}]},
+    "prompts/get": {"description": "Triage", "messages": [
+        {"role": "user", "content": {"type": "text", "text": "Triage ticket 2318"}}]},
+    "resources/list": {"resources": [{"uri": "helpdesk://tickets/2318", "name": "ticket 2318",
+                                      "mimeType": "application/json", "size": 120}]},
+    "resources/templates/list": {"resourceTemplates": [{"uriTemplate": "helpdesk://tickets/{id}",
+                                                        "name": "ticket"}]},
+    "resources/read": {"contents": [{"uri": "helpdesk://tickets/2318", "blob": "e30="}]},
+    "completion/complete": {"completion": {"values": ["2318", "2319"], "total": 2, "hasMore": False}},
+}
+
+
+def modern_result(method: str) -> dict[str, Any]:
+    extra = LIST_META if method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list",
+                                    "resources/read") else {"resultType": "complete"}
+    return {**RESULTS[method], **extra}
+
+
+def every_method(make_request: Any, make_result: Any) -> list[Step]:
+    steps: list[Step] = []
+    for i, method in enumerate(RESULTS, start=10):
+        steps += [c2s(make_request(i, method)), s2c(res(i, make_result(method)))]
+    return steps
+
+
+def progress(token: Any, value: float, **more: Any) -> Step:
+    return s2c(notify("notifications/progress", progressToken=token, progress=value, **more))
+
+
+def call_with_token(i: Any, token: Any) -> Step:
+    return c2s({**req(i, "tools/call", name="export"), "params": {
+        "name": "export", "_meta": {**META, "progressToken": token}}})
 
 SCENARIOS: dict[str, list[Step]] = {
     # --- the seed lesson
@@ -131,6 +190,22 @@ SCENARIOS: dict[str, list[Step]] = {
         c2s(req("server-discover-probe-1", "server/discover")), LEGACY_INIT[0],
         s2c(err("server-discover-probe-1", -32601, "Method not found")), LEGACY_INIT[1], LEGACY_INIT[2],
         c2s(req(1, "tools/list", meta=False)), s2c(res(1, {"tools": []}))],
+    "clean-shapes-legacy": [initialize(capabilities={"roots": {}, "sampling": {}}),
+                            initialize_result(capabilities=RICH_CAPABILITIES), INITIALIZED,
+                            *every_method(lambda i, m: req(i, m, meta=False), RESULTS.__getitem__),
+                            s2c(notify("notifications/message", level="info", data="indexed 3 tickets")),
+                            s2c(notify("notifications/tools/list_changed")),
+                            s2c({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}),
+                            c2s(res("s1", {"roots": [{"uri": "file:///home/tom/helpdesk", "name": "helpdesk"}]})),
+                            s2c({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {
+                                "messages": [], "maxTokens": 10}}),
+                            c2s(res("s2", {"role": "assistant", "content": {"type": "text", "text": "hi"},
+                                           "model": "m-1", "stopReason": "endTurn"}))],
+    "clean-shapes-modern": [c2s(req(1, "server/discover")), s2c(res(1, {**DISCOVER_RESULT, "capabilities":
+                                                                          RICH_CAPABILITIES})),
+                            *every_method(req, modern_result)],
+    "clean-progress": [call_with_token(1, "export-1"), progress("export-1", 1, total=3),
+                       progress("export-1", 2.5, total=3, message="almost"), s2c(res(1, CALL_RESULT))],
     "subscription-open-for-life": [
         c2s(req(1, "subscriptions/listen", notifications={"toolsListChanged": True})),
         *discover(2), ev("stdin-closed"), ev("server-exited", code=0)],
@@ -181,6 +256,58 @@ SCENARIOS: dict[str, list[Step]] = {
                           s2c(res(8, CALL_RESULT))],
     "error-unsupported-version-data": [c2s(req(3, "server/discover")),
                                        s2c(err(3, -32022, "Unsupported protocol version"))],
+    # --- the legacy handshake
+    "legacy-early-request": [initialize(), c2s(req(1, "tools/list", meta=False)), initialize_result(),
+                             INITIALIZED, s2c(res(1, {"tools": []}))],
+    "legacy-initialized-early": [initialize(), INITIALIZED, initialize_result()],
+    "legacy-server-early-request": [initialize(capabilities={"roots": {}}), initialize_result(),
+                                    s2c({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}),
+                                    c2s(res(0, {"roots": []})), INITIALIZED],
+    "legacy-reinitialize": [*LEGACY_INIT, initialize(i=5), initialize_result(i=5)],
+    "legacy-version-unknown": [initialize(), initialize_result("1.0"), INITIALIZED],
+    "legacy-version-changed": [initialize("2025-11-25"), initialize_result("2025-06-18"), INITIALIZED],
+    # --- capabilities
+    "capability-server-undeclared": [*LEGACY_INIT, c2s(req(1, "prompts/list", meta=False)),
+                                     s2c(err(1, -32601, "Method not found")),
+                                     c2s(req(2, "resources/subscribe", meta=False, uri="helpdesk://tickets/2318")),
+                                     s2c(err(2, -32601, "Method not found"))],
+    "capability-server-undeclared-modern": [
+        *discover(), c2s(req(2, "resources/read", uri="helpdesk://tickets/2318")),
+        s2c(err(2, -32601, "Method not found"))],
+    "capability-client-undeclared": [
+        initialize(), initialize_result(), INITIALIZED,
+        s2c({"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage",
+             "params": {"messages": [], "maxTokens": 10}}),
+        c2s(err(0, -32601, "Method not found"))],
+    "capability-client-unnegotiated": [
+        initialize("2025-03-26"), initialize_result("2025-03-26"), INITIALIZED,
+        s2c({"jsonrpc": "2.0", "id": 0, "method": "roots/list"}), c2s(err(0, -32601, "Method not found"))],
+    "capability-list-changed-undeclared": [*LEGACY_INIT, s2c(notify("notifications/tools/list_changed"))],
+    "capability-logging-undeclared": [*LEGACY_INIT, s2c(notify("notifications/message", level="info",
+                                                                data="indexed 3 tickets"))],
+    # --- progress
+    "progress-unknown-token": [*discover(), progress("nobody-asked", 1)],
+    "progress-after-completion": [call_with_token(1, 7), progress(7, 1), s2c(res(1, CALL_RESULT)),
+                                  progress(7, 2)],
+    "progress-not-increasing": [call_with_token(1, "export-1"), progress("export-1", 50),
+                                progress("export-1", 40), s2c(res(1, CALL_RESULT))],
+    "progress-invalid": [call_with_token(1, "export-1"), progress("export-1", "50%"),
+                         s2c(notify("notifications/progress", progress=60)), s2c(res(1, CALL_RESULT))],
+    "cancel-initialize": [initialize(), c2s(cancel(0)), initialize_result()],
+    "logging-invalid-message": [initialize(), initialize_result(capabilities={"logging": {}}), INITIALIZED,
+                                s2c(notify("notifications/message", level="verbose", data="x")),
+                                s2c(notify("notifications/message", level="info"))],
+    # --- result shapes
+    "schema-tool-without-input-schema": [c2s(req(1, "tools/list")), s2c(res(1, {
+        **TOOLS_RESULT, "tools": [{"name": "get_ticket"}]}))],
+    "schema-content-block": [*LEGACY_INIT, c2s(req(1, "tools/call", meta=False, name="get_ticket")),
+                             s2c(res(1, {"content": [{"type": "text", "text": "ok"}, {"type": "text"}]})),
+                             c2s(req(2, "tools/call", meta=False, name="get_ticket")),
+                             s2c(res(2, {"content": [{"type": "markdown", "text": "*ok*"}]}))],
+    "schema-initialize-result": [initialize(), s2c(res(0, {"protocolVersion": "2025-06-18",
+                                                           "capabilities": {}})), INITIALIZED],
+    "schema-discover-result": [c2s(req(1, "server/discover")), s2c(res(1, {
+        **DISCOVER_RESULT, "supportedVersions": "2026-07-28"}))],
 }
 
 # The expected findings of each scenario: (rule id, seq). Seqs count from 1.
@@ -194,6 +321,7 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "clean-modern": [], "clean-legacy": [],
     "claude-code-dual-opening-modern": [], "claude-code-dual-opening-legacy": [],
     "subscription-open-for-life": [],
+    "clean-shapes-legacy": [], "clean-shapes-modern": [], "clean-progress": [],
     "stdout-multiline-json": [("stdout.multiline-json", 2)],
     "stdout-content-length": [("stdout.content-length", 2), ("stdout.blank-line", 3)],
     "stdout-invalid-utf8": [("stdout.invalid-utf8", 1)], "stdout-crlf": [("stdout.crlf", 2)],
@@ -222,6 +350,28 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "lifecycle-crash-in-flight": [("lifecycle.crash-in-flight", 3)],
     "meta-not-rejected": [("meta.missing", 3), ("meta.not-rejected", 4)],
     "error-unsupported-version-data": [("error.unsupported-version-data", 2)],
+    "legacy-early-request": [("legacy.early-request", 2)],
+    "legacy-initialized-early": [("legacy.initialized-early", 2)],
+    "legacy-server-early-request": [("legacy.server-early-request", 3)],
+    "legacy-reinitialize": [("legacy.reinitialize", 4)],
+    "legacy-version-unknown": [("legacy.version-unknown", 2)],
+    "legacy-version-changed": [("legacy.version-changed", 2)],
+    "capability-server-undeclared": [("capability.server-undeclared", 4), ("capability.server-undeclared", 6)],
+    "capability-server-undeclared-modern": [("capability.server-undeclared", 3)],
+    "capability-client-undeclared": [("capability.client-undeclared", 4)],
+    "capability-client-unnegotiated": [("capability.client-unnegotiated", 4)],
+    "capability-list-changed-undeclared": [("capability.list-changed-undeclared", 4)],
+    "capability-logging-undeclared": [("capability.logging-undeclared", 4)],
+    "progress-unknown-token": [("progress.unknown-token", 3)],
+    "progress-after-completion": [("progress.after-completion", 4)],
+    "progress-not-increasing": [("progress.not-increasing", 3)],
+    "progress-invalid": [("progress.invalid", 2), ("progress.invalid", 3)],
+    "cancel-initialize": [("cancel.initialize", 2), ("pairing.reply-after-cancel", 3)],
+    "logging-invalid-message": [("logging.invalid-message", 4), ("logging.invalid-message", 5)],
+    "schema-tool-without-input-schema": [("schema.result-shape", 2)],
+    "schema-content-block": [("schema.result-shape", 5), ("schema.result-shape", 7)],
+    "schema-initialize-result": [("schema.result-shape", 2)],
+    "schema-discover-result": [("schema.result-shape", 2)],
 }
 
 

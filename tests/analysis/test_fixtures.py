@@ -85,3 +85,38 @@ def test_slow_requests_are_flagged_once_when_asked_at_a_time() -> None:
     assert a.check_pending(50.0) == []
     assert event.finding.id == "pairing.slow"  # type: ignore[union-attr]
     assert RULES["pairing.slow"].severity is Severity.WARNING
+
+
+SENTENCES = {
+    "schema-content-block": [
+        'the tools/call result does not fit CallToolResult (2025-06-18): result.content[1] has no "text", which '
+        "is required",
+        'the tools/call result does not fit CallToolResult (2025-06-18): result.content[0].type is "markdown", '
+        'not one of "text", "image", "audio", "resource_link", "resource"'],
+    "schema-tool-without-input-schema": [
+        'the tools/list result does not fit ListToolsResult (2026-07-28): result.tools[0] has no "inputSchema", '
+        "which is required"],
+    "capability-server-undeclared-modern": [
+        "resources/read (id 2) needs the server's resources capability, which it did not declare"],
+    "capability-client-undeclared": [
+        "the server sent sampling/createMessage (id 0), but the client did not declare the sampling capability"],
+    "legacy-early-request": ["tools/list (id 1) was sent before initialize was answered (seq 3)"],
+    "legacy-version-changed": ["the client asked for '2025-11-25'; the server chose '2025-06-18'"],
+    "progress-after-completion": ["progress for token 7 after tools/call (id 1) was answered at seq 3"],
+    "progress-not-increasing": ["progress for token 'export-1' went from 50 to 40; it must increase"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SENTENCES))
+def test_findings_name_the_method_id_capability_or_field(name: str) -> None:
+    assert [f.message for f in analyze(name).findings] == SENTENCES[name]
+
+
+def test_capabilities_and_negotiated_version_are_read_from_the_handshake() -> None:
+    a = analyze("clean-shapes-legacy")
+    assert (a.era, a.protocol_version) == (Era.LEGACY, "2025-06-18")
+    assert a.server_capabilities is not None and a.server_capabilities["resources"] == {"subscribe": True}
+    assert a.client_capabilities == {"roots": {}, "sampling": {}}
+    modern = analyze("clean-shapes-modern")
+    assert modern.server_capabilities is not None and "completions" in modern.server_capabilities
+    assert modern.client_capabilities is None

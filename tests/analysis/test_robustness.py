@@ -19,10 +19,27 @@ json_values = st.recursive(
     max_leaves=20,
 )
 keys = st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "_meta", "code",
-                        "requestId", "resultType", "x"])
+                        "requestId", "resultType", "x", "progressToken", "progress", "task", "capabilities",
+                        "protocolVersion", "content", "tools", "type", "text"])
 messages = st.dictionaries(keys, json_values, max_size=6).map(lambda d: {"jsonrpc": "2.0", **d})
 methods = st.sampled_from(["initialize", "server/discover", "tools/list", "notifications/cancelled", "ping",
-                           "subscriptions/listen", "notifications/initialized"])
+                           "subscriptions/listen", "notifications/initialized", "tools/call", "prompts/get",
+                           "resources/read", "completion/complete", "resources/subscribe", "roots/list",
+                           "sampling/createMessage", "elicitation/create", "notifications/progress",
+                           "notifications/message", "notifications/tools/list_changed"])
+# Openings that put the analysis in each era, so that the era's rules (schemas, gating) see the noise.
+OPENINGS: list[list[tuple[Stream, Any]]] = [
+    [],
+    [(Stream.C2S, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+     (Stream.S2C, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                         "serverInfo": {"name": "s", "version": "1"}}})],
+    [(Stream.C2S, {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}}),
+     (Stream.S2C, {"jsonrpc": "2.0", "id": 0, "result": {"resultType": "complete", "capabilities": {},
+                                                         "supportedVersions": ["2026-07-28"]}})],
+]
 rpc = st.builds(
     lambda kind, i, m, body: (
         {"jsonrpc": "2.0", "id": i, "method": m, "params": body} if kind == 0
@@ -45,9 +62,11 @@ records = st.lists(
 
 
 @settings(max_examples=300, deadline=None)
-@given(records, st.sampled_from(list(Event)))
-def test_arbitrary_records_never_crash(items: list[tuple[Stream, Any, bool]], event: Event) -> None:
+@given(st.sampled_from(OPENINGS), records, st.sampled_from(list(Event)))
+def test_arbitrary_records_never_crash(opening: list[tuple[Stream, Any]], items: list[tuple[Stream, Any, bool]],
+                                       event: Event) -> None:
     analyzer = Analyzer(slow_after=0.1)
+    items = [(stream, value, True) for stream, value in opening] + items
     for seq, (stream, value, terminated) in enumerate(items, start=1):
         data = line(value).replace(b"\n", b"")
         analyzer.feed(LineRecord(seq, seq * 0.05, stream, data, terminated))

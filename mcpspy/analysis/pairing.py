@@ -1,0 +1,233 @@
+"""Pairing: each direction's id space, pending and answered requests, cancels and progress.
+
+A response pairs with the pending request of the same id sent the other way;
+1 and "1" are different ids. Pending requests are kept in sending order, so
+the oldest one is always the first left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpspy.analysis.jsonrpc import valid_id
+from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
+from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.schema import describe
+from mcpspy.capture.records import Stream
+
+LONG_LIVED = frozenset({"subscriptions/listen"})
+PARSE_ERRORS = frozenset({-32700, -32600})
+IdKey = tuple[str, Any]
+
+
+def id_key(value: Any) -> IdKey:
+    """1 and "1" are different ids."""
+    return (type(value).__name__, value)
+
+
+def opposite(stream: Stream) -> Stream:
+    return Stream.S2C if stream is Stream.C2S else Stream.C2S
+
+
+NO_FIELDS: dict[str, Any] = {}  # never written to
+
+
+def params_of(message: Message) -> dict[str, Any]:
+    payload = message.payload
+    params = payload.get("params") if isinstance(payload, dict) else None
+    return params if isinstance(params, dict) else NO_FIELDS
+
+
+def meta_of(message: Message) -> dict[str, Any]:
+    meta = params_of(message).get("_meta")
+    return meta if isinstance(meta, dict) else NO_FIELDS
+
+
+@dataclass(slots=True)
+class IdSpace:
+    """The requests one side has sent, by id."""
+
+    pending: dict[IdKey, Exchange] = field(default_factory=dict)  # in sending order
+    closed: dict[IdKey, Exchange] = field(default_factory=dict)  # answered or cancelled
+    progress_tokens: dict[IdKey, Exchange] = field(default_factory=dict)
+
+
+class Pairing:
+    def __init__(self, out: Reporter) -> None:
+        self._out = out
+        self._client = IdSpace()
+        self._server = IdSpace()
+        self._slow_flagged: set[int] = set()
+        self._progress_last: dict[int, float] = {}  # request seq -> the last progress value reported
+        self._task_augmented: set[int] = set()  # request seqs whose progress outlives the reply
+
+    def _sent_on(self, stream: Stream) -> IdSpace:
+        """The id space of the requests sent on this pipe (an `is` test: Enum hashing is slow)."""
+        return self._server if stream is Stream.S2C else self._client
+
+    @property
+    def pending(self) -> list[Exchange]:
+        both = [*self._client.pending.values(), *self._server.pending.values()]
+        return sorted(both, key=lambda e: e.request_seq)
+
+    def in_flight(self, stream: Stream) -> list[Exchange]:
+        return [e for e in self._sent_on(stream).pending.values() if not e.long_lived]
+
+    # --- requests and responses
+
+    def request(self, message: Message) -> Exchange:
+        stream, method = message.stream, message.method or ""
+        exchange = Exchange(message.seq, stream, message.id, method, message.t,
+                            long_lived=method in LONG_LIVED)
+        message.exchange = exchange
+        space = self._sent_on(stream)
+        if valid_id(message.id):
+            key = id_key(message.id)
+            first = space.pending.get(key)
+            if first is not None:
+                self._out.find("pairing.duplicate-id", message.seq, stream,
+                               f"id {message.id!r} is already in flight ({first.method}, "
+                               f"seq {first.request_seq})")
+            else:
+                space.pending[key] = exchange
+        token = meta_of(message).get("progressToken")
+        if token is not None and valid_id(token):
+            space.progress_tokens[id_key(token)] = exchange
+            if "task" in params_of(message):
+                self._task_augmented.add(message.seq)
+        return exchange
+
+    def response(self, message: Message, code: Any) -> Exchange | None:
+        """Pair a response; the exchange when it answers a pending request, None for a stray one."""
+        stream = message.stream
+        if message.id is None:
+            if message.kind is Kind.ERROR_RESPONSE and code not in PARSE_ERRORS:
+                self._out.find("jsonrpc.null-id", message.seq, stream,
+                               f"an error ({code}) with no id, though no unreadable request preceded it")
+            return None  # an id-less parse error is legal: the id could not be read
+        if not valid_id(message.id):
+            return None
+        key = id_key(message.id)
+        space = self._sent_on(opposite(stream))
+        exchange = space.pending.pop(key, None)
+        if exchange is None:
+            self._stray(message, space.closed.get(key), code)
+            return None
+        oldest = next((e for e in space.pending.values() if not e.long_lived), None)
+        space.closed[key] = exchange
+        self._pair(exchange, message)
+        if oldest is not None and oldest.request_seq < exchange.request_seq:
+            exchange.out_of_order = True
+            self._out.find("pairing.out-of-order", message.seq, stream,
+                           f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
+                           f"(sent at seq {oldest.request_seq})", related_seq=exchange.request_seq)
+        return exchange
+
+    def _stray(self, message: Message, closed: Exchange | None, code: Any) -> None:
+        if closed is None:
+            self._out.find("pairing.unknown-id", message.seq, message.stream,
+                           f"a reply to id {message.id!r}, but no request with that id is pending")
+        elif closed.state is ExchangeState.CANCELLED and closed.reply_seq is None:
+            self._pair(closed, message)
+            closed.state = ExchangeState.CANCELLED
+            self._out.find("pairing.reply-after-cancel", message.seq, message.stream,
+                           f"a reply to {closed.method} (id {message.id!r}), cancelled at seq "
+                           f"{closed.cancel_seq}",
+                           related_seq=closed.request_seq)
+        else:
+            self._out.find("pairing.duplicate-response", message.seq, message.stream,
+                           f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
+                           f"{closed.reply_seq}", related_seq=closed.request_seq)
+
+    def _pair(self, exchange: Exchange, message: Message) -> None:
+        exchange.reply_seq = message.seq
+        exchange.reply_t = message.t
+        failed = message.kind is Kind.ERROR_RESPONSE
+        exchange.state = ExchangeState.ERROR if failed else ExchangeState.ANSWERED
+        message.exchange = exchange
+        message.method = exchange.method
+        self._out.updated(exchange)
+
+    # --- notifications about requests
+
+    def cancel(self, message: Message) -> None:
+        request_id = params_of(message).get("requestId")
+        # The requester cancels its own request: a cancel on c2s names a c2s request.
+        key = id_key(request_id) if valid_id(request_id) else None
+        space = self._sent_on(message.stream)
+        exchange = None if key is None else space.pending.pop(key, None)
+        if key is None or exchange is None:
+            if key is None or key not in space.closed:
+                self._out.find("cancel.unknown-request", message.seq, message.stream,
+                               f"the cancel names id {request_id!r}, which is not in flight")
+            return
+        if exchange.method == "initialize" and message.stream is Stream.C2S:
+            self._out.find("cancel.initialize", message.seq, message.stream,
+                           f"the client cancelled initialize (id {request_id!r})",
+                           related_seq=exchange.request_seq)
+        space.closed[key] = exchange
+        exchange.state = ExchangeState.CANCELLED
+        exchange.cancel_seq = message.seq
+        self._out.updated(exchange)
+
+    def progress(self, message: Message) -> None:
+        """Progress travels against its request: the receiver of a request reports on it."""
+        params = params_of(message)
+        token, value = params.get("progressToken"), params.get("progress")
+        is_number = isinstance(value, int | float) and not isinstance(value, bool)
+        number: float | None = value if is_number else None
+        if not valid_id(token) or number is None:
+            field, wanted = ("progressToken", "a string or an integer") if not valid_id(token) else (
+                "progress", "a number")
+            got = describe(params[field]) if field in params else "missing"
+            self._out.find("progress.invalid", message.seq, message.stream,
+                           f"the progress notification's params.{field} is {got}; it must be {wanted}")
+            if not valid_id(token):
+                return
+        exchange = self._sent_on(opposite(message.stream)).progress_tokens.get(id_key(token))
+        if exchange is None:
+            self._out.find("progress.unknown-token", message.seq, message.stream,
+                           f"progress for token {token!r}, which no request carried")
+            return
+        if exchange.reply_seq is not None and exchange.request_seq not in self._task_augmented:
+            self._out.find("progress.after-completion", message.seq, message.stream,
+                           f"progress for token {token!r} after {exchange.method} (id {exchange.id!r}) was "
+                           f"answered at seq {exchange.reply_seq}", related_seq=exchange.request_seq)
+            return
+        if number is None:
+            return
+        last = self._progress_last.get(exchange.request_seq)
+        if last is not None and number <= last:
+            self._out.find("progress.not-increasing", message.seq, message.stream,
+                           f"progress for token {token!r} went from {last!r} to {number!r}; it must increase",
+                           related_seq=exchange.request_seq)
+        self._progress_last[exchange.request_seq] = number
+
+    # --- the passing of time and the end
+
+    def check_pending(self, t: float, slow_after: float) -> None:
+        for space in (self._client, self._server):
+            for exchange in space.pending.values():  # in sending order: stop at the first young one
+                if t - exchange.sent_t < slow_after:
+                    break
+                if exchange.long_lived or exchange.request_seq in self._slow_flagged:
+                    continue
+                self._slow_flagged.add(exchange.request_seq)
+                waited = t - exchange.sent_t
+                self._out.find("pairing.slow", exchange.request_seq, exchange.stream,
+                               f"{exchange.method} (id {exchange.id!r}) has waited {waited:.1f}s for a reply")
+
+    def give_up(self, exchanges: list[Exchange]) -> None:
+        """These will never be answered (the server is gone)."""
+        for exchange in exchanges:
+            self._sent_on(exchange.stream).pending.pop(id_key(exchange.id), None)
+            exchange.state = ExchangeState.UNANSWERED
+            self._out.updated(exchange)
+
+    def finish(self) -> None:
+        unanswered = [e for e in self.pending if not e.long_lived]
+        self.give_up(unanswered)
+        for exchange in unanswered:
+            self._out.find("pairing.unanswered", exchange.request_seq, exchange.stream,
+                           f"{exchange.method} (id {exchange.id!r}) never got a reply")

@@ -1,0 +1,105 @@
+"""The JSON Schema subset validator and the result shapes cut from the official schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpspy.analysis.schema import PACKAGED, REVISIONS, Schemas, schemas_for
+from mcpspy.analysis.shapes import RESULT_DEFS, result_problem
+from mcpspy.capture.records import Stream
+from tests.analysis.make_result_schemas import SPEC_DIR, build
+from tests.analysis.scenarios import RESULTS
+
+
+@pytest.mark.skipif(not SPEC_DIR.is_dir(), reason="the spec snapshot is not beside this checkout")
+def test_packaged_schemas_are_cut_from_the_spec_snapshot() -> None:
+    assert PACKAGED.read_bytes() == build(SPEC_DIR), "stale: run python -m tests.analysis.make_result_schemas"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_every_result_definition_of_every_revision_compiles(revision: str) -> None:
+    schemas = schemas_for(revision)
+    assert schemas is not None
+    names = [name for name in set(RESULT_DEFS.values()) if schemas.has(name)]
+    assert len(names) >= 10
+    for name in names:
+        assert schemas.check(name)({"unrelated": 1}) is not None, name  # every result has a required field
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_valid_results_pass_in_every_revision(revision: str) -> None:
+    for method, result in RESULTS.items():
+        problem = result_problem(method, Stream.C2S, revision, dict(result))
+        assert problem is None, (method, problem)
+
+
+def check(schema: object, value: object, defs: dict[str, object] | None = None) -> str | None:
+    schemas = Schemas({"Root": schema, **(defs or {})})
+    problem = schemas.check("Root")(value)
+    return None if problem is None else f"{problem.where('v')} {problem.text}"
+
+
+def test_types_as_json_has_them() -> None:
+    assert check({"type": "integer"}, 3) is None
+    assert check({"type": "integer"}, 3.0) is None  # 3.0 is an integer to JSON Schema
+    assert check({"type": "integer"}, 3.5) == "v is a number, not an integer"
+    assert check({"type": "integer"}, True) == "v is a boolean, not an integer"
+    assert check({"type": "number"}, False) == "v is a boolean, not a number"
+    assert check({"type": ["string", "number"]}, None) == "v is null, not a string or a number"
+
+
+def test_objects_arrays_and_paths() -> None:
+    schema = {"type": "object", "required": ["tools"], "properties": {"tools": {
+        "type": "array", "maxItems": 2, "items": {"type": "object", "required": ["name"],
+                                                  "properties": {"name": {"type": "string"}}}}}}
+    assert check(schema, {"tools": [{"name": "a", "extra": [1]}], "more": {}}) is None
+    assert check(schema, {}) == 'v has no "tools", which is required'
+    assert check(schema, {"tools": [{"name": "a"}, {"name": 7}]}) == "v.tools[1].name is an integer, not a string"
+    assert check(schema, {"tools": [{}, {}, {}]}) == "v.tools has 3 items, more than the 2 allowed"
+    assert check(schema, []) == "v is an array, not an object"
+
+
+def test_format_and_prose_are_never_flagged() -> None:
+    assert check({"type": "string", "format": "uri"}, "not a uri at all") is None
+
+
+def test_tagged_union_names_the_branch_or_the_unknown_tag() -> None:
+    defs = {"Text": {"type": "object", "required": ["type", "text"],
+                     "properties": {"type": {"const": "text", "type": "string"}, "text": {"type": "string"}}},
+            "Image": {"type": "object", "required": ["type", "data"],
+                      "properties": {"type": {"const": "image", "type": "string"}, "data": {"type": "string"}}}}
+    union = {"anyOf": [{"$ref": "Text"}, {"$ref": "Image"}]}
+    assert check(union, {"type": "image", "data": "AA=="}, defs) is None
+    assert check(union, {"type": "image"}, defs) == 'v has no "data", which is required'
+    assert check(union, {"type": "video"}, defs) == 'v.type is "video", not one of "text", "image"'
+    assert check(union, "text", defs) == "v is a string that matches none of Text, Image"
+
+
+def test_untagged_union_enum_const_and_range() -> None:
+    union = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert check(union, 4) is None
+    assert check(union, 4.5) == "v is a number that matches none of string, integer"
+    assert check({"enum": ["public", "private"]}, "shared") == 'v is "shared", not one of "public", "private"'
+    assert check({"const": "complete"}, "done") == 'v is "done", not "complete"'
+    assert check({"type": "integer", "minimum": 0}, -1) == "v is -1, below the minimum 0"
+    assert check({"type": "number", "maximum": 1}, 1.5) == "v is 1.5, above the maximum 1"
+
+
+def test_a_definition_may_refer_to_itself() -> None:
+    defs = {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "Node"}}}}}
+    tree = {"children": [{"children": [{"children": "leaf"}]}]}
+    assert check({"$ref": "Node"}, tree, defs) == "v.children[0].children[0].children is a string, not an array"
+
+
+def test_loosened_where_the_generated_schema_is_narrower_than_schema_ts() -> None:
+    call = {"resultType": "complete", "content": [], "structuredContent": {"price": 9.5, "note": None}}
+    assert result_problem("tools/call", Stream.C2S, "2026-07-28", call) is None
+    elicit = {"action": "accept", "content": {"age": 30.5}}
+    assert result_problem("elicitation/create", Stream.S2C, "2025-06-18", elicit) is None
+
+
+def test_results_are_held_to_their_own_direction_and_final_results_only() -> None:
+    assert result_problem("roots/list", Stream.C2S, "2025-06-18", {}) is None  # a server does not answer it
+    assert result_problem("roots/list", Stream.S2C, "2025-06-18", {}) is not None
+    assert result_problem("tools/call", Stream.C2S, "2026-07-28", {"resultType": "input_required"}) is None
+    assert result_problem("tools/call", Stream.C2S, "1999-01-01", {}) is None  # no schema for it
