@@ -6,16 +6,33 @@
     {"seq":3,"t":0.0100,"event":"server-exited","code":0}               lifecycle
 
 A line's text excludes its newline; ``unterminated`` marks the absence of one.
+
+Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
+their text, with no dict and no record object per line; a long line is
+encoded and written in pieces of about 1 MiB, so no 100 MiB copy is made
+of it and the GIL is never held for long.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import Any
+import codecs
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, cast
 
 import orjson
 
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import (
+    Event,
+    Header,
+    LifecycleRecord,
+    LineBatch,
+    LineRecord,
+    Record,
+    Recorded,
+    Stream,
+)
+from mcpspy.wire.splitter import LongLine
 
 FORMAT_VERSION = "1.0"
 FORMAT_MAJOR = 1
@@ -40,24 +57,128 @@ def encode_header(header: Header) -> bytes:
     ) + b"\n"
 
 
+class _Forms:
+    """The byte templates of one stream's line records: % (seq, time, text or base64)."""
+
+    __slots__ = ("b64", "open_b64", "open_text", "text")
+
+    def __init__(self, stream: Stream, terminated: bool) -> None:
+        # t is written b"%.6f" % t: the number round(t, 6) is, to the microsecond
+        head = b'{"seq":%d,"t":%b,"stream":"' + stream.value.encode() + b'",'
+        end = b"}\n" if terminated else b',"unterminated":true}\n'
+        self.text = head + b'"text":%b' + end
+        self.b64 = head + b'"b64":"%b"' + end
+        self.open_text = head + b'"text":"'  # a long line: the text follows in pieces
+        self.open_b64 = head + b'"b64":"'
+
+
+_FORMS = {stream: _Forms(stream, True) for stream in Stream}
+_FORMS_UNTERMINATED = {stream: _Forms(stream, False) for stream in Stream}
+_CLOSE_TEXT = {True: b'"}\n', False: b'","unterminated":true}\n'}
+LONG_LINE_PIECE = 1 << 20  # a long line is decoded, escaped and written this much at a time
+
+
 def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
-    """Encode a line record without building a LineRecord first (the hot path)."""
-    obj: dict[str, Any] = {"seq": seq, "t": round(t, 6), "stream": stream.value}
+    """One line record."""
+    return b"".join(encode_batch(LineBatch(seq, t, stream, (data,), terminated)))
+
+
+def encode_lines(batch: LineBatch) -> bytes:
+    """The records of a batch of short lines (every line ``bytes``): the hot path."""
+    forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
+    text_form = forms.text
+    t = b"%.6f" % batch.t
+    seq = batch.first_seq
+    dumps = orjson.dumps
+    out: list[bytes] = []
+    for line in cast("Sequence[bytes]", batch.lines):
+        try:
+            out.append(text_form % (seq, t, dumps(line.decode())))
+        except UnicodeDecodeError:
+            out.append(forms.b64 % (seq, t, base64.b64encode(line)))
+        seq += 1
+    return out[0] if len(out) == 1 else b"".join(out)
+
+
+def encode_batch(batch: LineBatch) -> Iterator[bytes | memoryview]:
+    """The records of any batch; a long line (only ever the first) comes in pieces, lazily."""
+    first = batch.lines[0]
+    if not isinstance(first, LongLine):
+        yield encode_lines(batch)
+        return
+    forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
+    yield from _encode_long_line(forms, batch.first_seq, b"%.6f" % batch.t, first, batch.terminated)
+    if len(batch.lines) > 1:
+        yield encode_lines(LineBatch(batch.first_seq + 1, batch.t, batch.stream, batch.lines[1:]))
+
+
+def _encode_long_line(
+    forms: _Forms, seq: int, t: bytes, line: LongLine, terminated: bool
+) -> Iterator[bytes | memoryview]:
+    pieces = list(_regroup(line.pieces, LONG_LINE_PIECE))
+    if _is_utf8(pieces):
+        yield forms.open_text % (seq, t)
+        decode = codecs.getincrementaldecoder("utf-8")().decode
+        for piece in pieces:
+            yield memoryview(orjson.dumps(decode(piece)))[1:-1]  # the string, without its quotes
+        yield _CLOSE_TEXT[terminated]
+        return
+    yield forms.open_b64 % (seq, t)
+    carry = b""
+    for piece in pieces:
+        data = carry + piece if carry else piece
+        whole = len(data) - len(data) % 3  # base64 of 3-byte groups concatenates
+        yield base64.b64encode(data[:whole])
+        carry = data[whole:]
+    yield base64.b64encode(carry) + b'"' + (b"}\n" if terminated else b',"unterminated":true}\n')
+
+
+def _regroup(pieces: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """Consecutive pieces joined into runs of at least ``size`` bytes (the last may be shorter)."""
+    run: list[bytes] = []
+    held = 0
+    for piece in pieces:
+        run.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield run[0] if len(run) == 1 else b"".join(run)
+            run, held = [], 0
+    if run:
+        yield run[0] if len(run) == 1 else b"".join(run)
+
+
+def _is_utf8(pieces: list[bytes]) -> bool:
+    if all(piece.isascii() for piece in pieces):
+        return True
+    decode = codecs.getincrementaldecoder("utf-8")().decode
     try:
-        obj["text"] = data.decode("utf-8")
+        for piece in pieces:
+            decode(piece)
+        decode(b"", True)
     except UnicodeDecodeError:
-        obj["b64"] = base64.b64encode(data).decode("ascii")
-    if not terminated:
-        obj["unterminated"] = True
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        return False
+    return True
+
+
+def encode_lifecycle(record: LifecycleRecord) -> bytes:
+    obj: dict[str, Any] = {"seq": record.seq, "t": round(record.t, 6), "event": record.event.value}
+    obj.update(record.details)
+    return orjson.dumps(obj) + b"\n"
 
 
 def encode_record(record: Record) -> bytes:
     if isinstance(record, LineRecord):
         return encode_line(record.seq, record.t, record.stream, record.data, record.terminated)
-    obj: dict[str, Any] = {"seq": record.seq, "t": round(record.t, 6), "event": record.event.value}
-    obj.update(record.details)
-    return orjson.dumps(obj) + b"\n"
+    return encode_lifecycle(record)
+
+
+def encode_recorded(recorded: Sequence[Recorded]) -> Iterator[bytes | memoryview]:
+    """What the recorder handed out, as capture bytes, in pieces (long lines lazily)."""
+    for item in recorded:
+        if isinstance(item, LineBatch):
+            yield from encode_batch(item)
+        else:
+            yield encode_lifecycle(item)
 
 
 def check_version(version: object) -> None:

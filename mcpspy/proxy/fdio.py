@@ -11,7 +11,7 @@ import errno
 import os
 import select
 
-READ_SIZE = 1 << 20
+READ_SIZE = 1 << 16  # as much as a pipe holds: a bigger buffer costs an mmap a read
 
 
 def read_chunk(fd: int, size: int = READ_SIZE) -> bytes:
