@@ -13,6 +13,8 @@ one a line); ``records.as_records`` turns them into line records when wanted.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcpspy.capture.records import Event, LifecycleRecord, LineBatch, Recorded, Stream
@@ -31,17 +33,12 @@ _Chunk = tuple[Stream, float, bytes]  # b"" means end of stream
 
 class Recorder:
     def __init__(self) -> None:
-        self._next_ticket = 0
+        #: Reserve a place in the record order (0, 1, 2...). Every ticket must be handed in.
+        self.ticket: Callable[[], int] = itertools.count().__next__
         self._next_due = 0
         self._waiting: dict[int, _Chunk | _Lifecycle] = {}
         self._splitters = {stream: LineSplitter() for stream in Stream}
         self._seq = 0
-
-    def ticket(self) -> int:
-        """Reserve a place in the record order. Every ticket must be handed in."""
-        ticket = self._next_ticket
-        self._next_ticket += 1
-        return ticket
 
     def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
         self._waiting[ticket] = (stream, t, data)
@@ -57,8 +54,15 @@ class Recorder:
         """``chunk`` (or ``end_of_stream`` for b""), then ``drain``: the proxy's hot path."""
         out: list[Recorded] = []
         if ticket == self._next_due and not self._waiting:  # nothing held: no detour by the dict
-            self._next_due += 1
-            self._emit_chunk(stream, t, data, out)
+            self._next_due = ticket + 1
+            if not data:
+                self._close(stream, t, out)
+                return out
+            lines = self._splitters[stream].feed(data)
+            if lines:
+                seq = self._seq
+                self._seq = seq + len(lines)
+                out.append(LineBatch(seq + 1, t, stream, lines))
             return out
         self._waiting[ticket] = (stream, t, data)
         self._drain_into(out)

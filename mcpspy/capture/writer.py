@@ -54,8 +54,11 @@ class CaptureWriter:
         if self._fd < 0 or not recorded:
             return
         if len(recorded) == 1 and type(item := recorded[0]) is LineBatch and type(item.lines[0]) is bytes:
-            try:  # the common case: the short lines of one chunk
-                self._write_all(encode_lines(item))
+            data = encode_lines(item)  # the common case: the short lines of one chunk
+            try:
+                written = os.write(self._fd, data)
+                if written < len(data):
+                    self._write_all(memoryview(data)[written:])
             except OSError as exc:
                 self._fail(exc)
             return
