@@ -9,15 +9,15 @@ A line's text excludes its newline; ``unterminated`` marks the absence of one.
 
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
 their text, with no dict and no record object per line; a long line is
-encoded and written in pieces of about 1 MiB, so no 100 MiB copy is made
-of it and the GIL is never held for long.
+encoded and written piece by piece, as it was read, so no copy of the whole
+line is ever made and the GIL is never held for long.
 """
 
 from __future__ import annotations
 
 import base64
 import codecs
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 import orjson
@@ -75,7 +75,6 @@ class _Forms:
 _FORMS = {stream: _Forms(stream, True) for stream in Stream}
 _FORMS_UNTERMINATED = {stream: _Forms(stream, False) for stream in Stream}
 _CLOSE_TEXT = {True: b'"}\n', False: b'","unterminated":true}\n'}
-LONG_LINE_PIECE = 1 << 20  # a long line is decoded, escaped and written this much at a time
 
 
 def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
@@ -115,10 +114,12 @@ def encode_batch(batch: LineBatch) -> Iterator[bytes | memoryview]:
 def _encode_long_line(
     forms: _Forms, seq: int, t: bytes, line: LongLine, terminated: bool
 ) -> Iterator[bytes | memoryview]:
-    pieces = list(_regroup(line.pieces, LONG_LINE_PIECE))
-    if _is_utf8(pieces):
+    """Piece by piece, as the line came in: no copy of the whole line is ever made."""
+    pieces = line.pieces
+    ascii_only = all(piece.isascii() for piece in pieces)
+    if ascii_only or _is_utf8(pieces):
+        decode = _decode_ascii if ascii_only else codecs.getincrementaldecoder("utf-8")().decode
         yield forms.open_text % (seq, t)
-        decode = codecs.getincrementaldecoder("utf-8")().decode
         for piece in pieces:
             yield memoryview(orjson.dumps(decode(piece)))[1:-1]  # the string, without its quotes
         yield _CLOSE_TEXT[terminated]
@@ -133,23 +134,11 @@ def _encode_long_line(
     yield base64.b64encode(carry) + b'"' + (b"}\n" if terminated else b',"unterminated":true}\n')
 
 
-def _regroup(pieces: Iterable[bytes], size: int) -> Iterator[bytes]:
-    """Consecutive pieces joined into runs of at least ``size`` bytes (the last may be shorter)."""
-    run: list[bytes] = []
-    held = 0
-    for piece in pieces:
-        run.append(piece)
-        held += len(piece)
-        if held >= size:
-            yield run[0] if len(run) == 1 else b"".join(run)
-            run, held = [], 0
-    if run:
-        yield run[0] if len(run) == 1 else b"".join(run)
+def _decode_ascii(piece: bytes) -> str:
+    return piece.decode("ascii")
 
 
-def _is_utf8(pieces: list[bytes]) -> bool:
-    if all(piece.isascii() for piece in pieces):
-        return True
+def _is_utf8(pieces: Sequence[bytes]) -> bool:
     decode = codecs.getincrementaldecoder("utf-8")().decode
     try:
         for piece in pieces:

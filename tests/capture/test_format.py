@@ -93,10 +93,7 @@ def test_long_lines_in_pieces_encode_like_the_joined_line(
         assert orjson.loads(new) == orjson.loads(encode_line_as_before(seq, t, Stream.S2C, joined, terminated))
 
 
-def test_a_long_line_is_encoded_in_pieces_not_one_copy(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcpspy.capture.format as fmt
-
-    monkeypatch.setattr(fmt, "LONG_LINE_PIECE", 1000)
+def test_a_long_line_is_encoded_in_pieces_not_one_copy() -> None:
     text = LongLine(tuple(b'{"x":"' + b"\xc3\xa9" * 500 + b'"}' for _ in range(10)))
     parts = list(encode_batch(LineBatch(7, 0.5, Stream.C2S, [text])))
     assert len(parts) > 10 and max(map(len, parts)) < 2100
