@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import codecs
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any
 
 import orjson
 
@@ -90,7 +90,8 @@ def encode_lines(batch: LineBatch) -> bytes:
     seq = batch.first_seq
     dumps = orjson.dumps
     out: list[bytes] = []
-    for line in cast("Sequence[bytes]", batch.lines):
+    lines: Sequence[bytes] = batch.lines  # type: ignore[assignment]  # the caller checked
+    for line in lines:
         try:
             out.append(text_form % (seq, t, dumps(line.decode())))
         except UnicodeDecodeError:

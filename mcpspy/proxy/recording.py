@@ -60,7 +60,12 @@ class Recording:
         """Hand in a stamped chunk (b"" at end of stream), and write what is due."""
         with self._lock:
             due = self._recorder.hand_in(ticket, stream, t, data)
-            if not self._my_turn(due):
+            if self._writing or self._due:
+                if not self._my_turn(due):
+                    return
+            elif due:
+                self._writing = True  # the common case: nobody writing, nothing queued
+            else:
                 return
         self._write(due)
 

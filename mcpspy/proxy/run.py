@@ -30,7 +30,7 @@ from mcpspy.capture.format import FORMAT_VERSION
 from mcpspy.capture.records import Event, Header, Record, Stream
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_all, write_quietly
+from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_or_wait, write_all, write_quietly, writer_to
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.recording import Recording, SinkThread
 
@@ -187,7 +187,7 @@ class Proxy:
                     server_side.start_soon(self._await_exit, proc, pipes_scope)
                     with pipes_scope:
                         async with trio.open_nursery() as pipes:
-                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, _writer_to(1),
+                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, writer_to(1),
                                              self._on_client_gone)
                             pipes.start_soon(self._pump, Stream.ERR, stderr_r, self._forward_stderr, None)
                     await self._server_exited.wait()
@@ -249,11 +249,12 @@ class Proxy:
         """
         recording = self.recording
         assert recording is not None
+        stamp, record = recording.stamp, recording.chunk
         forwarding = True
         try:
             while True:
-                data = read_chunk(src)
-                ticket, t = recording.stamp()
+                data = read_or_wait(src)
+                ticket, t = stamp()
                 if data and forwarding:
                     try:
                         forward(data)
@@ -261,7 +262,7 @@ class Proxy:
                         forwarding = False
                         if on_write_error is not None:
                             on_write_error(exc)
-                recording.chunk(ticket, stream, t, data)
+                record(ticket, stream, t, data)
                 if not data:
                     return
         finally:
@@ -278,7 +279,7 @@ class Proxy:
 
     async def _pump_client(self, stdin_w: int, proc: trio.Process, nursery: trio.Nursery) -> None:
         """Client stdin to server stdin; at client EOF, the server's stdin is closed."""
-        await self._pump(Stream.C2S, 0, _writer_to(stdin_w), None, close_after=stdin_w)
+        await self._pump(Stream.C2S, 0, writer_to(stdin_w), None, close_after=stdin_w)
         self.event(Event.STDIN_CLOSED)
         self.say("the client closed stdin; closed the server's stdin")
         nursery.start_soon(self._grace_watchdog, proc)
@@ -322,6 +323,3 @@ class Proxy:
         sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn, self.write_own_stderr)
         return sink
 
-
-def _writer_to(fd: int) -> Callable[[bytes], None]:
-    return lambda data: write_all(fd, data)

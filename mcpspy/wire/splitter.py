@@ -57,8 +57,13 @@ class LineSplitter:
         return self._held_size
 
     def feed(self, chunk: bytes) -> Sequence[LineData]:
-        if not self._held:
-            return self._split_fresh(chunk)
+        if not self._held:  # the common case, _split_fresh inline
+            fresh = chunk.split(b"\n")
+            tail = fresh.pop()
+            if tail:
+                self._held.append(tail)
+                self._held_size = len(tail)
+            return fresh
         end = chunk.find(b"\n")
         if end == -1:
             if chunk:
