@@ -1,11 +1,14 @@
 """The capture file's JSON Lines encoding, one record per line.
 
     {"format":"1.0","session":...,"started":...,"command":[...],...}   header
-    {"seq":1,"t":0.0012,"stream":"c2s","text":"{...}"}                  a UTF-8 line
-    {"seq":2,"t":0.0030,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
-    {"seq":3,"t":0.0100,"event":"server-exited","code":0}               lifecycle
+    {"seq":1,"t":0.001200,"stream":"c2s","text":"{...}"}                  a UTF-8 line
+    {"seq":2,"t":0.003000,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
+    {"seq":3,"t":0.01,"event":"server-exited","code":0}                   lifecycle
 
 A line's text excludes its newline; ``unterminated`` marks the absence of one.
+``t`` is seconds to the microsecond: a line record writes it with six
+decimals, a lifecycle record as orjson writes round(t, 6); the number is the
+same either way.
 
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
 their text, with no dict and no record object per line; a long line is
