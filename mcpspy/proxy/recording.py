@@ -9,10 +9,11 @@ message within a write.
 
 Writes are made by one thread at a time, in order. A thread that finds
 another one writing leaves its records to it and goes back to forwarding, so
-a pump waits on the disk only for its own writes, and on nothing else unless
-the writer has fallen ``BACKLOG`` batches behind (then it waits: memory
-stays flat and nothing goes unrecorded). The trio thread hands in lifecycle
-events the same way.
+a pump waits on the disk only while it is the one writing, and on nothing
+else unless the writer has fallen ``BACKLOG`` batches behind (then it waits:
+memory stays flat and nothing goes unrecorded; the same holds for the --log
+analysis, on its own thread). The trio thread hands in lifecycle events the
+same way.
 """
 
 from __future__ import annotations
