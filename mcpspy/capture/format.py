@@ -1,17 +1,16 @@
 """The capture file's JSON Lines encoding, one record per line.
 
     {"format":"1.0","session":...,"started":...,"command":[...],...}   header
-    {"seq":1,"t":0.001200,"stream":"c2s","text":"{...}"}                  a UTF-8 line
-    {"seq":2,"t":0.003000,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
-    {"seq":3,"t":0.01,"event":"server-exited","code":0}                   lifecycle
+    {"seq":1,"t":0.0012,"stream":"c2s","text":"{...}"}                  a UTF-8 line
+    {"seq":2,"t":0.003,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
+    {"seq":3,"t":0.01,"event":"server-exited","code":0}                 lifecycle
 
 A line's text excludes its newline; ``unterminated`` marks the absence of one.
-``t`` is seconds to the microsecond: a line record writes it with six
-decimals, a lifecycle record as orjson writes round(t, 6); the number is the
-same either way.
+``t`` is seconds to the microsecond, as orjson writes round(t, 6).
 
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
-their text, with no dict and no record object per line; a long line is
+their text, with no dict and no record object per line, byte for byte what
+encoding the record as one dict gives; a long line is
 encoded and written piece by piece, as it was read, so no copy of the whole
 line is ever made and the GIL is never held for long.
 """
@@ -66,7 +65,6 @@ class _Forms:
     __slots__ = ("b64", "open_b64", "open_text", "text")
 
     def __init__(self, stream: Stream, terminated: bool) -> None:
-        # t is written b"%.6f" % t: the number round(t, 6) is, to the microsecond
         head = b'{"seq":%d,"t":%b,"stream":"' + stream.value.encode() + b'",'
         end = b"}\n" if terminated else b',"unterminated":true}\n'
         self.text = head + b'"text":%b' + end
@@ -80,6 +78,11 @@ _FORMS_UNTERMINATED = {stream: _Forms(stream, False) for stream in Stream}
 _CLOSE_TEXT = {True: b'"}\n', False: b'","unterminated":true}\n'}
 
 
+def _time(t: float) -> bytes:
+    """Seconds to the microsecond, as every record writes them (once a batch, not a line)."""
+    return orjson.dumps(round(t, 6))
+
+
 def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
     """One line record."""
     return b"".join(encode_batch(LineBatch(seq, t, stream, (data,), terminated)))
@@ -89,7 +92,7 @@ def encode_lines(batch: LineBatch) -> bytes:
     """The records of a batch of short lines (every line ``bytes``): the hot path."""
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
     text_form = forms.text
-    t = b"%.6f" % batch.t
+    t = _time(batch.t)
     seq = batch.first_seq
     dumps = orjson.dumps
     out: list[bytes] = []
@@ -110,7 +113,7 @@ def encode_batch(batch: LineBatch) -> Iterator[bytes | memoryview]:
         yield encode_lines(batch)
         return
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
-    yield from _encode_long_line(forms, batch.first_seq, b"%.6f" % batch.t, first, batch.terminated)
+    yield from _encode_long_line(forms, batch.first_seq, _time(batch.t), first, batch.terminated)
     if len(batch.lines) > 1:
         yield encode_lines(LineBatch(batch.first_seq + 1, batch.t, batch.stream, batch.lines[1:]))
 
