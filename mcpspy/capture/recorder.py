@@ -74,11 +74,6 @@ class Recorder:
         self._drain_into(out)
         return out
 
-    @property
-    def held(self) -> int:
-        """Tickets handed in but waiting for an earlier one."""
-        return len(self._waiting)
-
     def finish(self, t: float) -> list[Recorded]:
         """Everything still held, at the end of the session.
 
