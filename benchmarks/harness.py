@@ -75,6 +75,18 @@ class Session:
         for block in blocks:
             self.write(block)
 
+    def background_writer(self, blocks: list[bytes]) -> threading.Thread:
+        """A thread, not yet started, that writes the blocks; a command that dies early is
+        reported by the reading side, not by a traceback from this thread."""
+
+        def write() -> None:
+            try:
+                self.write_many(blocks)
+            except OSError:
+                pass
+
+        return threading.Thread(target=write, daemon=True)
+
     def _fill(self, deadline: float) -> None:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([self.stdout_fd], [], [], left)[0]:
@@ -232,7 +244,7 @@ def throughput(
         ]
         sampler = RssSampler(sample_pid or session.proc.pid, progress)
         start_rss = rss_bytes(sample_pid or session.proc.pid)
-        writer = threading.Thread(target=session.write_many, args=(blocks,), daemon=True)
+        writer = session.background_writer(blocks)
         start = time.perf_counter()
         writer.start()
         received = session.count_lines(count, progress)
@@ -266,7 +278,7 @@ def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) 
     try:
         session.write(PING)  # answered by cat itself: the command is up
         session.read_line()
-        writer = threading.Thread(target=session.write, args=(line,), daemon=True)
+        writer = session.background_writer([line])
         start = time.perf_counter()
         writer.start()
         received = session.count_lines(1)

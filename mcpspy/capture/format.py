@@ -2,20 +2,39 @@
 
     {"format":"1.0","session":...,"started":...,"command":[...],...}   header
     {"seq":1,"t":0.0012,"stream":"c2s","text":"{...}"}                  a UTF-8 line
-    {"seq":2,"t":0.0030,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
-    {"seq":3,"t":0.0100,"event":"server-exited","code":0}               lifecycle
+    {"seq":2,"t":0.003,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
+    {"seq":3,"t":0.01,"event":"server-exited","code":0}                 lifecycle
 
 A line's text excludes its newline; ``unterminated`` marks the absence of one.
+``t`` is seconds to the microsecond, as orjson writes round(t, 6).
+
+Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
+their text, with no dict and no record object per line, byte for byte what
+encoding the record as one dict gives; a long line is
+encoded and written piece by piece, as it was read, so no copy of the whole
+line is ever made and the GIL is never held for long.
 """
 
 from __future__ import annotations
 
 import base64
+import codecs
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
 
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import (
+    Event,
+    Header,
+    LifecycleRecord,
+    LineBatch,
+    LineRecord,
+    Record,
+    Recorded,
+    Stream,
+)
+from mcpspy.wire.splitter import LongLine
 
 FORMAT_VERSION = "1.0"
 FORMAT_MAJOR = 1
@@ -40,24 +59,122 @@ def encode_header(header: Header) -> bytes:
     ) + b"\n"
 
 
+class _Forms:
+    """The byte templates of one stream's line records: % (seq, time, text or base64)."""
+
+    __slots__ = ("b64", "open_b64", "open_text", "text")
+
+    def __init__(self, stream: Stream, terminated: bool) -> None:
+        head = b'{"seq":%d,"t":%b,"stream":"' + stream.value.encode() + b'",'
+        end = b"}\n" if terminated else b',"unterminated":true}\n'
+        self.text = head + b'"text":%b' + end
+        self.b64 = head + b'"b64":"%b"' + end
+        self.open_text = head + b'"text":"'  # a long line: the text follows in pieces
+        self.open_b64 = head + b'"b64":"'
+
+
+_FORMS = {stream: _Forms(stream, True) for stream in Stream}
+_FORMS_UNTERMINATED = {stream: _Forms(stream, False) for stream in Stream}
+_CLOSE_TEXT = {True: b'"}\n', False: b'","unterminated":true}\n'}
+
+
+def _time(t: float) -> bytes:
+    """Seconds to the microsecond, as every record writes them (once a batch, not a line)."""
+    return orjson.dumps(round(t, 6))
+
+
 def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
-    """Encode a line record without building a LineRecord first (the hot path)."""
-    obj: dict[str, Any] = {"seq": seq, "t": round(t, 6), "stream": stream.value}
+    """One line record."""
+    return b"".join(encode_batch(LineBatch(seq, t, stream, (data,), terminated)))
+
+
+def encode_lines(batch: LineBatch) -> bytes:
+    """The records of a batch of short lines (every line ``bytes``): the hot path."""
+    forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
+    text_form = forms.text
+    t = _time(batch.t)
+    seq = batch.first_seq
+    dumps = orjson.dumps
+    out: list[bytes] = []
+    lines: Sequence[bytes] = batch.lines  # type: ignore[assignment]  # the caller checked
+    for line in lines:
+        try:
+            out.append(text_form % (seq, t, dumps(line.decode())))
+        except UnicodeDecodeError:
+            out.append(forms.b64 % (seq, t, base64.b64encode(line)))
+        seq += 1
+    return out[0] if len(out) == 1 else b"".join(out)
+
+
+def encode_batch(batch: LineBatch) -> Iterator[bytes | memoryview]:
+    """The records of any batch; a long line (only ever the first) comes in pieces, lazily."""
+    first = batch.lines[0]
+    if not isinstance(first, LongLine):
+        yield encode_lines(batch)
+        return
+    forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
+    yield from _encode_long_line(forms, batch.first_seq, _time(batch.t), first, batch.terminated)
+    if len(batch.lines) > 1:
+        yield encode_lines(LineBatch(batch.first_seq + 1, batch.t, batch.stream, batch.lines[1:]))
+
+
+def _encode_long_line(
+    forms: _Forms, seq: int, t: bytes, line: LongLine, terminated: bool
+) -> Iterator[bytes | memoryview]:
+    """Piece by piece, as the line came in: no copy of the whole line is ever made."""
+    pieces = line.pieces
+    ascii_only = all(piece.isascii() for piece in pieces)
+    if ascii_only or _is_utf8(pieces):
+        decode = _decode_ascii if ascii_only else codecs.getincrementaldecoder("utf-8")().decode
+        yield forms.open_text % (seq, t)
+        for piece in pieces:
+            yield memoryview(orjson.dumps(decode(piece)))[1:-1]  # the string, without its quotes
+        yield _CLOSE_TEXT[terminated]
+        return
+    yield forms.open_b64 % (seq, t)
+    carry = b""
+    for piece in pieces:
+        data = carry + piece if carry else piece
+        whole = len(data) - len(data) % 3  # base64 of 3-byte groups concatenates
+        yield base64.b64encode(data[:whole])
+        carry = data[whole:]
+    yield base64.b64encode(carry) + b'"' + (b"}\n" if terminated else b',"unterminated":true}\n')
+
+
+def _decode_ascii(piece: bytes) -> str:
+    return piece.decode("ascii")
+
+
+def _is_utf8(pieces: Sequence[bytes]) -> bool:
+    decode = codecs.getincrementaldecoder("utf-8")().decode
     try:
-        obj["text"] = data.decode("utf-8")
+        for piece in pieces:
+            decode(piece)
+        decode(b"", True)
     except UnicodeDecodeError:
-        obj["b64"] = base64.b64encode(data).decode("ascii")
-    if not terminated:
-        obj["unterminated"] = True
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        return False
+    return True
+
+
+def encode_lifecycle(record: LifecycleRecord) -> bytes:
+    obj: dict[str, Any] = {"seq": record.seq, "t": round(record.t, 6), "event": record.event.value}
+    obj.update(record.details)
+    return orjson.dumps(obj) + b"\n"
 
 
 def encode_record(record: Record) -> bytes:
     if isinstance(record, LineRecord):
         return encode_line(record.seq, record.t, record.stream, record.data, record.terminated)
-    obj: dict[str, Any] = {"seq": record.seq, "t": round(record.t, 6), "event": record.event.value}
-    obj.update(record.details)
-    return orjson.dumps(obj) + b"\n"
+    return encode_lifecycle(record)
+
+
+def encode_recorded(recorded: Sequence[Recorded]) -> Iterator[bytes | memoryview]:
+    """What the recorder handed out, as capture bytes, in pieces (long lines lazily)."""
+    for item in recorded:
+        if isinstance(item, LineBatch):
+            yield from encode_batch(item)
+        else:
+            yield encode_lifecycle(item)
 
 
 def check_version(version: object) -> None:

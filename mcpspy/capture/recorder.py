@@ -6,63 +6,75 @@ hands it in. Pumps run concurrently, so
 chunks can be handed in out of ticket order; the recorder holds them until
 every earlier ticket has come in, then splits them into lines and numbers the
 lines. That is how a reply is never numbered before the request it answers.
+
+The lines of one chunk come out as one ``LineBatch`` (one object a chunk, not
+one a line); ``records.as_records`` turns them into line records when wanted.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import Event, LifecycleRecord, LineBatch, Recorded, Stream
 from mcpspy.wire.splitter import LineSplitter
 
 
-@dataclass(frozen=True, slots=True)
-class _Chunk:
-    stream: Stream
-    t: float
-    data: bytes  # b"" means end of stream
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Lifecycle:
     t: float
     event: Event
     details: dict[str, int | str | float] = field(default_factory=dict)
 
 
+_Chunk = tuple[Stream, float, bytes]  # b"" means end of stream
+
+
 class Recorder:
     def __init__(self) -> None:
-        self._next_ticket = 0
+        #: Reserve a place in the record order (0, 1, 2...). Every ticket must be handed in.
+        self.ticket: Callable[[], int] = itertools.count().__next__
         self._next_due = 0
         self._waiting: dict[int, _Chunk | _Lifecycle] = {}
         self._splitters = {stream: LineSplitter() for stream in Stream}
         self._seq = 0
 
-    def ticket(self) -> int:
-        """Reserve a place in the record order. Every ticket must be handed in."""
-        ticket = self._next_ticket
-        self._next_ticket += 1
-        return ticket
-
     def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
-        self._waiting[ticket] = _Chunk(stream, t, data)
+        self._waiting[ticket] = (stream, t, data)
 
     def end_of_stream(self, ticket: int, stream: Stream, t: float) -> None:
-        self._waiting[ticket] = _Chunk(stream, t, b"")
+        self._waiting[ticket] = (stream, t, b"")
 
     def event(self, ticket: int, t: float, event: Event, **details: int | str | float) -> None:
         """A lifecycle event, ordered where its ticket was taken."""
         self._waiting[ticket] = _Lifecycle(t, event, details)
 
-    def drain(self) -> list[Record]:
-        """Records for every ticket handed in with no gap before it."""
-        out: list[Record] = []
-        while self._next_due in self._waiting:
-            self._emit(self._waiting.pop(self._next_due), out)
-            self._next_due += 1
+    def hand_in(self, ticket: int, stream: Stream, t: float, data: bytes) -> list[Recorded]:
+        """``chunk`` (or ``end_of_stream`` for b""), then ``drain``: the proxy's hot path."""
+        out: list[Recorded] = []
+        if ticket == self._next_due and not self._waiting:  # nothing held: no detour by the dict
+            self._next_due = ticket + 1
+            if not data:
+                self._close(stream, t, out)
+                return out
+            lines = self._splitters[stream].feed(data)
+            if lines:
+                seq = self._seq
+                self._seq = seq + len(lines)
+                out.append(LineBatch(seq + 1, t, stream, lines))
+            return out
+        self._waiting[ticket] = (stream, t, data)
+        self._drain_into(out)
         return out
 
-    def finish(self, t: float) -> list[Record]:
+    def drain(self) -> list[Recorded]:
+        """What every ticket handed in with no gap before it recorded."""
+        out: list[Recorded] = []
+        self._drain_into(out)
+        return out
+
+    def finish(self, t: float) -> list[Recorded]:
         """Everything still held, at the end of the session.
 
         A ticket that never came in (a write the server never read) no longer
@@ -72,18 +84,34 @@ class Recorder:
         out = self.drain()
         for ticket in sorted(self._waiting):
             self._emit(self._waiting.pop(ticket), out)
-        for stream, splitter in self._splitters.items():
-            for line in splitter.close():
-                self._seq += 1
-                out.append(LineRecord(self._seq, t, stream, line.data, line.terminated))
+        for stream in Stream:
+            self._close(stream, t, out)
         return out
 
-    def _emit(self, item: _Chunk | _Lifecycle, out: list[Record]) -> None:
+    def _drain_into(self, out: list[Recorded]) -> None:
+        waiting = self._waiting
+        while self._next_due in waiting:
+            self._emit(waiting.pop(self._next_due), out)
+            self._next_due += 1
+
+    def _emit(self, item: _Chunk | _Lifecycle, out: list[Recorded]) -> None:
         if isinstance(item, _Lifecycle):
             self._seq += 1
             out.append(LifecycleRecord(self._seq, item.t, item.event, item.details))
+        else:
+            self._emit_chunk(*item, out)
+
+    def _emit_chunk(self, stream: Stream, t: float, data: bytes, out: list[Recorded]) -> None:
+        if not data:
+            self._close(stream, t, out)
             return
-        splitter = self._splitters[item.stream]
-        for line in splitter.feed(item.data) if item.data else splitter.close():
+        lines = self._splitters[stream].feed(data)
+        if lines:
+            out.append(LineBatch(self._seq + 1, t, stream, lines))
+            self._seq += len(lines)
+
+    def _close(self, stream: Stream, t: float, out: list[Recorded]) -> None:
+        tail = self._splitters[stream].close()
+        if tail is not None:
             self._seq += 1
-            out.append(LineRecord(self._seq, item.t, item.stream, line.data, line.terminated))
+            out.append(LineBatch(self._seq, t, stream, (tail,), terminated=False))

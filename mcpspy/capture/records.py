@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from mcpspy.wire.splitter import LineData, line_bytes
 
 
 class Stream(enum.Enum):
@@ -12,6 +15,8 @@ class Stream(enum.Enum):
     C2S = "c2s"  # client -> server: the server's stdin
     S2C = "s2c"  # server -> client: the server's stdout
     ERR = "err"  # the server's stderr
+
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash runs Python code
 
     @property
     def arrow(self) -> str:
@@ -77,3 +82,37 @@ class LifecycleRecord:
 
 
 Record = LineRecord | LifecycleRecord
+
+
+@dataclass(slots=True)  # not frozen: made once a chunk, where a frozen init costs
+class LineBatch:
+    """The line records one chunk completed: one stream, one time, seqs from ``first_seq`` on.
+
+    What the proxy records on its hot path: one object a chunk, not one a line.
+    """
+
+    first_seq: int
+    t: float
+    stream: Stream
+    lines: Sequence[LineData]  # only the first can be a LongLine (the line held over)
+    terminated: bool = True  # False only for a stream's unterminated last line
+
+    def records(self) -> list[LineRecord]:
+        seq, t, stream, terminated = self.first_seq, self.t, self.stream, self.terminated
+        return [
+            LineRecord(seq + i, t, stream, line_bytes(line), terminated) for i, line in enumerate(self.lines)
+        ]
+
+
+#: What the recorder hands out: runs of line records, and lifecycle records.
+Recorded = LineBatch | LifecycleRecord
+
+
+def as_records(recorded: Sequence[Recorded]) -> list[Record]:
+    out: list[Record] = []
+    for item in recorded:
+        if isinstance(item, LineBatch):
+            out += item.records()
+        else:
+            out.append(item)
+    return out

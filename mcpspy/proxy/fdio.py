@@ -10,8 +10,9 @@ from __future__ import annotations
 import errno
 import os
 import select
+from collections.abc import Callable
 
-READ_SIZE = 1 << 20
+READ_SIZE = 1 << 16  # as much as a pipe holds: a bigger buffer costs an mmap a read
 
 
 def read_chunk(fd: int, size: int = READ_SIZE) -> bytes:
@@ -41,6 +42,28 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
             select.select([], [fd], [])
             continue
         view = view[written:]
+
+
+def writer_to(fd: int) -> Callable[[bytes], None]:
+    """``write_all`` to fd, with the common case (one write takes it all) first."""
+
+    def write(data: bytes) -> None:
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            written = 0
+        if written < len(data):
+            write_all(fd, memoryview(data)[written:])
+
+    return write
+
+
+def read_or_wait(fd: int, size: int = READ_SIZE) -> bytes:
+    """``read_chunk``, with the common case first: a pump calls this once a chunk."""
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return read_chunk(fd, size)
 
 
 def write_quietly(fd: int, data: bytes) -> None:

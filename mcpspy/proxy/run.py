@@ -6,9 +6,10 @@
 
 Each pump is a blocking loop on a worker thread that the nursery owns. It
 takes the chunk's time and place in the record order the moment the chunk is
-read, forwards it, and only then hands it to the trio side, which turns what
-has been handed in into records and appends them to the capture. Trio owns
-everything else: the server process, signals, the exit grace, the sinks.
+read, forwards it, and only then records it, itself, while the peer is busy
+with what was just forwarded (``recording.Recording``). Trio owns everything
+else: the server process, signals, the exit grace; it is not woken by the
+traffic.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import os
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,16 +27,14 @@ import trio
 
 from mcpspy import __version__
 from mcpspy.capture.format import FORMAT_VERSION
-from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Header, Record, Stream
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_all, write_quietly
+from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_or_wait, write_all, write_quietly, writer_to
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
+from mcpspy.proxy.recording import Recording, SinkThread
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-BATCH_WINDOW = 0.002  # while traffic flows, the writer collects this long between writes
-BACKLOG_CHUNKS = 256  # forwarded chunks not yet recorded, past which a pump waits for the writer
 KILL_AFTER = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_AFTER_EXIT = 2.0  # how long a server's children may hold its pipes open after it exits
 EXIT_CANNOT_START = 127
@@ -70,19 +68,11 @@ def capture_path(config: ProxyConfig, started: datetime, name: str) -> tuple[Pat
 class Proxy:
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
-        self.recorder = Recorder()
         self._t0 = time.monotonic()
-        self._order = threading.Lock()  # one sequence across the pump threads and trio
-        self._wake = trio.Event()
-        self._sinks: list[Callable[[list[Record]], None]] = []
+        self.recording: Recording | None = None  # from main() on
         self._server_exited = trio.Event()
         self._client_gone = False
         self._kill_timer_started = False
-        self._token: trio.lowlevel.TrioToken | None = None
-        # Pump threads append here without waking anyone, unless the writer sleeps.
-        self._handed_in: deque[tuple[int, Stream, float, bytes]] = deque()
-        self._writer_asleep = False
-        self._drained = threading.Event()
         # fd 2 carries the server's stderr and mcpspy's own lines: ours wait for the end of
         # a server line, so that a log line never splits one (print writes in pieces).
         self._stderr_lock = threading.Lock()
@@ -124,36 +114,16 @@ class Proxy:
         if self.config.verbose:
             self.warn(f"mcpspy: {message}")
 
-    # --- the record order
-
-    def _stamp(self) -> tuple[int, float]:
-        """A place in the record order and the time, taken together (any thread)."""
-        with self._order:
-            return self.recorder.ticket(), time.monotonic() - self._t0
+    # --- the record
 
     def event(self, event: Event, **details: int | str | float) -> None:
-        ticket, t = self._stamp()
-        self.recorder.event(ticket, t, event, **details)
-        self._wake.set()
-
-    def _take_handed_in(self) -> bool:
-        """Move what the pumps handed in to the recorder; False when there was nothing."""
-        handed_in = self._handed_in
-        if not handed_in:
-            return False
-        while handed_in:
-            ticket, stream, t, data = handed_in.popleft()
-            if data:
-                self.recorder.chunk(ticket, stream, t, data)
-            else:
-                self.recorder.end_of_stream(ticket, stream, t)
-        self._drained.set()
-        return True
+        """A lifecycle event, in the record order where it happens (any thread)."""
+        assert self.recording is not None
+        self.recording.event(event, **details)
 
     # --- the session
 
     async def main(self) -> int:
-        self._token = trio.lowlevel.current_trio_token()
         config = self.config
         started = datetime.now(UTC)
         name = config.name or server_name(config.command)
@@ -171,19 +141,19 @@ class Proxy:
         )
         capture = CaptureWriter(path, on_failure=self.warn)
         capture.open(header, private_dir=private)
-        self._sinks.append(capture.write)
-        if config.log is not None:
-            self._sinks.append(self._open_log(config.log))
+        self.recording = Recording(capture, self._t0)
+        log = SinkThread(self._open_log(config.log)) if config.log is not None else None
+        if log is not None:
+            self.recording.observe(log)
         self.say(f"capture: {path}")
         try:
             with trio.open_signal_receiver(*FORWARDED_SIGNALS) as signals:
                 status = await self._serve(signals)
             self.event(Event.PROXY_STOPPED, code=status)
         finally:
-            _, t = self._stamp()
-            self._take_handed_in()
-            self._emit(self.recorder.finish(t))
-            capture.close()
+            self.recording.finish()
+            if log is not None:
+                log.close()
             self._flush_own_stderr()
         return status
 
@@ -210,7 +180,6 @@ class Proxy:
         # abandoned pump (a client that never closes stdin) dies with the process.
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._writer)
                 nursery.start_soon(self._relay_signals, signals, proc, nursery)
                 nursery.start_soon(self._pump_client, stdin_w, proc, nursery)
                 async with trio.open_nursery() as server_side:
@@ -218,7 +187,7 @@ class Proxy:
                     server_side.start_soon(self._await_exit, proc, pipes_scope)
                     with pipes_scope:
                         async with trio.open_nursery() as pipes:
-                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, _writer_to(1),
+                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, writer_to(1),
                                              self._on_client_gone)
                             pipes.start_soon(self._pump, Stream.ERR, stderr_r, self._forward_stderr, None)
                     await self._server_exited.wait()
@@ -273,40 +242,36 @@ class Proxy:
     ) -> None:
         """Copy src on through ``forward`` until EOF, on a worker thread; every chunk is recorded.
 
-        ``close_after`` is a destination fd this pump owns and closes at the end.
+        Read, stamp, forward, record: the stamp before forwarding keeps the
+        record order the order of reading; the recording after it keeps the
+        capture's work off the forwarding path. ``close_after`` is a
+        destination fd this pump owns and closes at the end.
         """
-        assert self._token is not None
+        recording = self.recording
+        assert recording is not None
+        stamp, record = recording.stamp, recording.chunk
         forwarding = True
         try:
             while True:
-                data = read_chunk(src)
-                ticket, t = self._stamp()
+                data = read_or_wait(src)
+                ticket, t = stamp()
                 if data and forwarding:
                     try:
                         forward(data)
                     except OSError as exc:
                         forwarding = False
                         if on_write_error is not None:
-                            self._token.run_sync_soon(on_write_error, exc)
-                self._handed_in.append((ticket, stream, t, data))
-                if self._writer_asleep:
-                    self._writer_asleep = False
-                    self._token.run_sync_soon(self._wake.set)
-                elif len(self._handed_in) > BACKLOG_CHUNKS:
-                    # The recorder is behind: read on only when it has caught up, so that
-                    # memory stays flat and nothing goes unrecorded.
-                    self._drained.clear()
-                    self._drained.wait(timeout=0.1)
+                            on_write_error(exc)
+                record(ticket, stream, t, data)
                 if not data:
                     return
-        except trio.RunFinishedError:
-            return  # abandoned, and the proxy has finished: nothing left to tell
         finally:
             close_quietly(src)
             if close_after is not None:
                 close_quietly(close_after)
 
     def _on_client_gone(self, exc: OSError) -> None:
+        """The s2c pump could not write to our stdout (any thread)."""
         if not self._client_gone:
             self._client_gone = True
             self.event(Event.CLIENT_GONE, error=exc.strerror or str(exc))
@@ -314,7 +279,7 @@ class Proxy:
 
     async def _pump_client(self, stdin_w: int, proc: trio.Process, nursery: trio.Nursery) -> None:
         """Client stdin to server stdin; at client EOF, the server's stdin is closed."""
-        await self._pump(Stream.C2S, 0, _writer_to(stdin_w), None, close_after=stdin_w)
+        await self._pump(Stream.C2S, 0, writer_to(stdin_w), None, close_after=stdin_w)
         self.event(Event.STDIN_CLOSED)
         self.say("the client closed stdin; closed the server's stdin")
         nursery.start_soon(self._grace_watchdog, proc)
@@ -352,32 +317,9 @@ class Proxy:
 
     # --- sinks
 
-    async def _writer(self) -> None:
-        """Write what has come in, in batches; sleep until woken when nothing comes."""
-        while True:
-            if self._take_handed_in():
-                self._emit(self.recorder.drain())
-                await trio.sleep(BATCH_WINDOW)
-                continue
-            self._writer_asleep = True
-            if self._handed_in:  # a pump appended before it saw the flag
-                self._writer_asleep = False
-                continue
-            await self._wake.wait()
-            self._wake = trio.Event()
-            self._emit(self.recorder.drain())
-
-    def _emit(self, records: list[Record]) -> None:
-        if records:
-            for sink in self._sinks:
-                sink(records)
-
     def _open_log(self, target: str) -> Callable[[list[Record]], None]:
         from mcpspy.proxy.log import open_log_sink
 
         sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn, self.write_own_stderr)
         return sink
 
-
-def _writer_to(fd: int) -> Callable[[bytes], None]:
-    return lambda data: write_all(fd, data)

@@ -1,5 +1,5 @@
 """The wire layer: bytes in, lines out. Pure: no I/O, no clock."""
 
-from mcpspy.wire.splitter import Line, LineSplitter
+from mcpspy.wire.splitter import LineData, LineSplitter, LongLine, line_bytes
 
-__all__ = ["Line", "LineSplitter"]
+__all__ = ["LineData", "LineSplitter", "LongLine", "line_bytes"]

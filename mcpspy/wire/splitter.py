@@ -1,77 +1,100 @@
 """Split a byte stream into newline-terminated lines, exactly.
 
-Like h11's receive buffer, the splitter remembers how far it has scanned, so a
-line that arrives in many chunks is searched once: a 100 MiB line costs O(n).
+Only the bytes of each new chunk are searched: bytes held for an unfinished
+line are known to hold no newline, so a 100 MiB line costs O(n). A line that
+arrived in many chunks is handed out as those chunks (a ``LongLine``), never
+copied into one 100 MiB buffer: the capture writes it piece by piece.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+#: A line that spans chunks and is longer than this stays in pieces.
+JOIN_BELOW = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
-    """One line as it was on the wire, without its ``\\n``.
+class LongLine:
+    """A line as the chunks it arrived in, without its ``\\n``."""
 
-    ``terminated`` is False only for bytes still unterminated when the stream
-    closed. A ``\\r`` before the newline stays in ``data``.
-    """
+    pieces: tuple[bytes, ...]
 
-    data: bytes
-    terminated: bool = True
+    def __len__(self) -> int:
+        return sum(map(len, self.pieces))
 
-    @property
-    def wire(self) -> bytes:
-        """The bytes exactly as they travelled."""
-        return self.data + b"\n" if self.terminated else self.data
+    def __bytes__(self) -> bytes:
+        return b"".join(self.pieces)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.pieces)
+
+
+#: A line without its newline: its bytes, or its pieces when long.
+LineData = bytes | LongLine
+
+
+def line_bytes(line: LineData) -> bytes:
+    return line if isinstance(line, bytes) else bytes(line)
 
 
 class LineSplitter:
-    """Feed chunks, get back the lines they complete; ``close`` flushes the tail."""
+    """Feed chunks, get back the lines they complete; ``close`` gives the unterminated tail.
 
-    __slots__ = ("_buffer", "_scanned")
+    A ``\\r`` before a newline stays in the line; the newline itself does not.
+    """
+
+    __slots__ = ("_held", "_held_size")
 
     def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._scanned = 0  # bytes of _buffer known to hold no newline
+        self._held: list[bytes] = []  # pieces of the unfinished line: no newline in them
+        self._held_size = 0
 
     @property
     def pending(self) -> int:
         """Bytes held that no newline has ended yet."""
-        return len(self._buffer)
+        return self._held_size
 
-    def feed(self, chunk: bytes) -> list[Line]:
-        if not self._buffer:
-            return self._split_fresh(chunk)
-        self._buffer += chunk
-        end = self._buffer.find(b"\n", self._scanned)
+    def feed(self, chunk: bytes) -> Sequence[LineData]:
+        if not self._held:  # the common case, _split_fresh inline
+            fresh = chunk.split(b"\n")
+            tail = fresh.pop()
+            if tail:
+                self._held.append(tail)
+                self._held_size = len(tail)
+            return fresh
+        end = chunk.find(b"\n")
         if end == -1:
-            self._scanned = len(self._buffer)
+            if chunk:
+                self._held.append(chunk)
+                self._held_size += len(chunk)
             return []
-        with memoryview(self._buffer) as view:  # one copy of a long line, not two
-            lines = [Line(bytes(view[:end]))]
-            rest = bytes(view[end + 1 :])
-        self._buffer.clear()
-        self._scanned = 0
-        lines.extend(self._split_fresh(rest))
+        if end:
+            self._held.append(chunk[:end])
+            self._held_size += end
+        lines = [self._take_held()]
+        lines += self._split_fresh(chunk[end + 1 :])
         return lines
 
-    def _split_fresh(self, chunk: bytes) -> list[Line]:
-        """Split a chunk when nothing is held: the common, fast path."""
-        if not chunk:
-            return []
-        parts = chunk.split(b"\n")
-        tail = parts.pop()
-        if tail:
-            self._buffer += tail
-            self._scanned = len(tail)
-        return [Line(part) for part in parts]
+    def close(self) -> LineData | None:
+        """End of stream: whatever is held, as an unterminated line."""
+        return self._take_held() if self._held else None
 
-    def close(self) -> list[Line]:
-        """End of stream: whatever is held becomes an unterminated line."""
-        if not self._buffer:
-            return []
-        line = Line(bytes(self._buffer), terminated=False)
-        self._buffer.clear()
-        self._scanned = 0
-        return [line]
+    def _split_fresh(self, chunk: bytes) -> list[bytes]:
+        """Split a chunk when nothing is held: the common, fast path."""
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        if tail:
+            self._held.append(tail)
+            self._held_size = len(tail)
+        return lines
+
+    def _take_held(self) -> LineData:
+        held, size = self._held, self._held_size
+        self._held, self._held_size = [], 0
+        if len(held) == 1:
+            return held[0]
+        if size < JOIN_BELOW:
+            return b"".join(held)
+        return LongLine(tuple(held))

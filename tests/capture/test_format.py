@@ -1,22 +1,26 @@
 from __future__ import annotations
 
+import base64
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.capture.format import (
     CaptureFormatError,
     decode_header,
     decode_record,
+    encode_batch,
     encode_header,
     encode_record,
 )
 from mcpspy.capture.reader import CaptureReader, read_capture
 from mcpspy.capture.recorder import Recorder
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, LineRecord, Stream, as_records
+from mcpspy.wire.splitter import LongLine
 
 HEADER = Header("1.0", "s1", "2026-12-02T19:30:00.000Z", ("node", "server.js"), "server", "/", "0.1.0", 42)
 
@@ -27,6 +31,78 @@ def test_line_records_round_trip_exactly(data: bytes, terminated: bool, stream: 
     encoded = encode_record(record)
     assert encoded.endswith(b"\n") and encoded.count(b"\n") == 1
     assert decode_record(encoded[:-1]) == record
+
+
+def encode_line_as_before(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
+    """The encoder of format 1.0 as first written (a dict through orjson): the reference."""
+    obj: dict[str, Any] = {"seq": seq, "t": round(t, 6), "stream": stream.value}
+    try:
+        obj["text"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        obj["b64"] = base64.b64encode(data).decode("ascii")
+    if not terminated:
+        obj["unterminated"] = True
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+
+
+# Lines full of what an encoder can get wrong: invalid UTF-8, controls, quotes, backslashes,
+# astral characters, NUL, DEL, lone continuation bytes, truncated sequences.
+line_bytes = st.lists(
+    st.one_of(
+        st.binary(max_size=40),
+        st.text(max_size=40).map(lambda s: s.encode("utf-8", "surrogatepass")),
+        st.sampled_from([b'"', b"\\", b"\r", b"\t", b"\x00", b"\x1f", b"\x7f", b"\xc3", b"\xe2\x82",
+                         b"\xf0\x9f\x98\x80", b"\xed\xa0\x80", "\u2028".encode(),
+                         b"\x80", b"</script>"]),
+    ),
+    max_size=12,
+).map(lambda parts: b"".join(parts).replace(b"\n", b""))
+times = st.floats(min_value=0, max_value=1e7, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=500)
+@given(st.lists(line_bytes, min_size=1, max_size=5), st.booleans(), st.sampled_from(list(Stream)),
+       st.integers(1, 10**12), times)
+def test_batches_decode_to_the_records_the_old_encoder_wrote(
+    lines: list[bytes], terminated: bool, stream: Stream, seq: int, t: float
+) -> None:
+    batch = LineBatch(seq, t, stream, lines, terminated)
+    new = b"".join(encode_batch(batch))
+    old = b"".join(encode_line_as_before(seq + i, t, stream, line, terminated) for i, line in enumerate(lines))
+    assert new == old  # byte for byte
+    assert new.count(b"\n") == len(lines) and new.endswith(b"\n")
+    assert [decode_record(raw) for raw in new.splitlines()] == [decode_record(raw) for raw in old.splitlines()]
+    assert [orjson.loads(raw) for raw in new.splitlines()] == [orjson.loads(raw) for raw in old.splitlines()]
+    assert [decode_record(raw) for raw in new.splitlines()] == [
+        LineRecord(r.seq, round(t, 6), stream, r.data, terminated) for r in batch.records()
+    ]
+
+
+@settings(max_examples=100)
+@given(st.lists(line_bytes, min_size=1, max_size=8), st.booleans(), st.integers(1, 2**40), times,
+       st.integers(0, 7))
+def test_long_lines_in_pieces_encode_like_the_joined_line(
+    pieces: list[bytes], terminated: bool, seq: int, t: float, cut_at: int
+) -> None:
+    """Pieces may split a UTF-8 sequence anywhere; the record is the joined line's."""
+    joined = b"".join(pieces)
+    cut = min(cut_at, len(joined))
+    recut = [joined[:cut], joined[cut:]] if cut else [joined]  # a cut inside a character, maybe
+    for parts in (pieces, recut):
+        batch = LineBatch(seq, t, Stream.S2C, [LongLine(tuple(parts))], terminated)
+        new = b"".join(encode_batch(batch))
+        assert new == encode_line_as_before(seq, t, Stream.S2C, joined, terminated)
+
+
+def test_a_long_line_is_encoded_in_pieces_not_one_copy() -> None:
+    text = LongLine(tuple(b'{"x":"' + b"\xc3\xa9" * 500 + b'"}' for _ in range(10)))
+    parts = list(encode_batch(LineBatch(7, 0.5, Stream.C2S, [text])))
+    assert len(parts) > 10 and max(map(len, parts)) < 2100
+    assert orjson.loads(b"".join(parts))["text"] == bytes(text).decode()
+    binary = LongLine(tuple(b"\xff" * 1001 for _ in range(10)))
+    parts = list(encode_batch(LineBatch(8, 0.5, Stream.C2S, [binary], terminated=False)))
+    record = decode_record(b"".join(parts).rstrip(b"\n"))
+    assert record == LineRecord(8, 0.5, Stream.C2S, bytes(binary), terminated=False) and len(parts) > 10
 
 
 def test_text_when_utf8_and_base64_when_not() -> None:
@@ -77,7 +153,7 @@ def test_recorder_numbers_by_read_order_not_hand_in_order() -> None:
     recorder.chunk(reply, Stream.S2C, 0.2, b'{"id":1,"result":{}}\n')
     assert recorder.drain() == []
     recorder.chunk(request, Stream.C2S, 0.1, b'{"id":1,"method":"x"}\n')
-    records = recorder.drain()
+    records = as_records(recorder.drain())
     assert [(r.seq, r.stream) for r in records if isinstance(r, LineRecord)] == [
         (1, Stream.C2S),
         (2, Stream.S2C),
@@ -89,7 +165,7 @@ def test_recorder_joins_lines_across_chunks_per_stream() -> None:
     for stream, data in ((Stream.S2C, b"rea"), (Stream.ERR, b"log\n"), (Stream.S2C, b"dy\n{")):
         recorder.chunk(recorder.ticket(), stream, 0.0, data)
     recorder.end_of_stream(recorder.ticket(), Stream.S2C, 1.0)
-    out = [(r.stream, r.data, r.terminated) for r in recorder.drain() if isinstance(r, LineRecord)]
+    out = [(r.stream, r.data, r.terminated) for r in as_records(recorder.drain()) if isinstance(r, LineRecord)]
     assert out == [
         (Stream.ERR, b"log", True),
         (Stream.S2C, b"ready", True),

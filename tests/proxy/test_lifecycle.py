@@ -181,3 +181,13 @@ def test_cli_errors_help_and_version() -> None:
     after = subprocess.run([*MCPSPY, "--", sys.executable, "-c", "import sys; print(sys.argv[1:])",
                             "--bogus", "--capture"], capture_output=True)
     assert after.stdout == b"['--bogus', '--capture']\n"
+
+
+def test_a_full_disk_warns_once_and_forwarding_goes_on(tmp_path: Path) -> None:
+    if not Path("/dev/full").exists():
+        return  # Linux only: every write to /dev/full fails with ENOSPC
+    lines = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i for i in range(2000))
+    proc = subprocess.run([*MCPSPY, "--capture", "/dev/full", "--", "cat"], input=lines,
+                          capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, lines)
+    assert proc.stderr.count(b"\n") == 1 and b"cannot write the capture" in proc.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -108,3 +109,29 @@ def test_a_reply_is_never_recorded_before_its_request(tmp_path: Path) -> None:
     for line in lines:
         data = line.rstrip(b"\n")
         assert first_seen[(Stream.C2S, data)] < first_seen[(Stream.S2C, data)]
+
+
+def test_the_capture_holds_each_message_while_the_session_goes_on(tmp_path: Path) -> None:
+    """A live follower sees a request and its reply as soon as they pass, not at exit."""
+    from mcpspy.capture.reader import CaptureReader
+
+    capture_path = tmp_path / "c.jsonl"
+    proc = subprocess.Popen([*MCPSPY, "--capture", str(capture_path), "--", "cat"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for i in range(3):
+            line = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            assert proc.stdout.readline() == line
+            deadline = time.monotonic() + 2.0
+            with CaptureReader(capture_path) as reader:
+                seen: list[LineRecord] = []
+                while len(seen) < 2 * (i + 1) and time.monotonic() < deadline:
+                    seen += [r for r in reader.poll() if isinstance(r, LineRecord)]
+                    time.sleep(0.001)
+            assert [(r.stream, r.data) for r in seen[-2:]] == [(Stream.C2S, line[:-1]), (Stream.S2C, line[:-1])]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)

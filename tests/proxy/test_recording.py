@@ -1,0 +1,165 @@
+"""Recording: any thread hands in what it read; the capture comes out in ticket order, complete."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Recorded, Stream
+from mcpspy.capture.writer import CaptureWriter
+from mcpspy.proxy import recording as recording_module
+from mcpspy.proxy.recording import Recording, SinkThread
+
+HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
+
+
+def open_recording(path: Path) -> Recording:
+    capture = CaptureWriter(path, on_failure=lambda message: None)
+    capture.open(HEADER, private_dir=False)
+    return Recording(capture, time.monotonic())
+
+
+def test_threads_handing_in_out_of_order_give_the_read_order(tmp_path: Path) -> None:
+    """Each thread stamps, then hands in after a random delay: seqs follow the stamps."""
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    per_thread = 300
+
+    def pump(stream: Stream, name: bytes) -> None:
+        for i in range(per_thread):
+            ticket, t = recording.stamp()
+            if i % 7 == 0:
+                time.sleep(0.0005)  # another thread's later ticket gets in first
+            recording.chunk(ticket, stream, t, b"%s %d %d\n" % (name, ticket, i))
+
+    threads = [threading.Thread(target=pump, args=(s, s.value.encode())) for s in Stream]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    recording.event(Event.PROXY_STOPPED, code=0)
+    recording.finish()
+    records = read_capture(path).records
+    lines = [r for r in records if isinstance(r, LineRecord)]
+    assert len(lines) == 3 * per_thread
+    assert [r.seq for r in records] == list(range(1, len(records) + 1))
+    tickets = [int(r.data.split()[1]) for r in lines]
+    assert tickets == sorted(tickets)  # seq order is stamp order
+    times = [r.t for r in lines]
+    assert times == sorted(times)
+    for stream in Stream:  # and every stream's own lines stay in their order
+        mine = [int(r.data.split()[2]) for r in lines if r.stream is stream]
+        assert mine == list(range(per_thread))
+    assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
+
+
+def test_a_chunk_is_in_the_file_when_chunk_returns(tmp_path: Path) -> None:
+    """What a follower sees: no batching delay once every earlier ticket is in."""
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    ticket, t = recording.stamp()
+    recording.chunk(ticket, Stream.C2S, t, b'{"id":1}\n{"id":')
+    assert path.read_bytes().count(b"\n") == 2  # the header and the complete line
+    late, t_late = recording.stamp()
+    early, t_early = recording.stamp()
+    recording.chunk(early, Stream.S2C, t_early, b"reply\n")
+    assert path.read_bytes().count(b"\n") == 2  # held: the ticket before it is not in yet
+    recording.chunk(late, Stream.C2S, t_late, b"2}\n")
+    assert path.read_bytes().count(b"\n") == 4
+    recording.finish()
+
+
+def test_a_hand_in_while_another_thread_writes_is_written_by_that_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    writing, release = threading.Event(), threading.Event()
+    real_write = recording.capture.write_recorded
+
+    def slow_write(recorded: Sequence[Recorded]) -> None:
+        writing.set()
+        release.wait(5)
+        real_write(recorded)
+
+    monkeypatch.setattr(recording.capture, "write_recorded", slow_write)
+    first = recording.stamp()
+    writer = threading.Thread(target=recording.chunk, args=(first[0], Stream.C2S, first[1], b"one\n"))
+    writer.start()
+    assert writing.wait(5)
+    second = recording.stamp()
+    started = time.monotonic()
+    recording.chunk(second[0], Stream.S2C, second[1], b"two\n")  # returns at once: not its turn
+    assert time.monotonic() - started < 1.0
+    release.set()
+    writer.join(5)
+    recording.finish()
+    assert [r.data for r in read_capture(path).records if isinstance(r, LineRecord)] == [b"one", b"two"]
+
+
+def test_past_the_backlog_a_hand_in_waits_for_the_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recording_module, "BACKLOG", 3)
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    release = threading.Event()
+    real_write = recording.capture.write_recorded
+    calls: list[int] = []
+
+    def slow_write(recorded: Sequence[Recorded]) -> None:
+        calls.append(len(recorded))
+        if len(calls) == 1:
+            release.wait(5)
+        real_write(recorded)
+
+    monkeypatch.setattr(recording.capture, "write_recorded", slow_write)
+    ticket, t = recording.stamp()
+    threading.Thread(target=recording.chunk, args=(ticket, Stream.C2S, t, b"0\n")).start()
+    while not calls:
+        time.sleep(0.001)
+    for i in range(1, 4):  # queued behind the writer, within the backlog
+        ticket, t = recording.stamp()
+        recording.chunk(ticket, Stream.C2S, t, b"%d\n" % i)
+    ticket, t = recording.stamp()
+    blocked = threading.Thread(target=recording.chunk, args=(ticket, Stream.C2S, t, b"4\n"))
+    blocked.start()
+    blocked.join(0.2)
+    assert blocked.is_alive()  # over the backlog: it waits
+    release.set()
+    blocked.join(5)
+    assert not blocked.is_alive()
+    recording.finish()
+    lines = [r.data for r in read_capture(path).records if isinstance(r, LineRecord)]
+    assert lines == [b"0", b"1", b"2", b"3", b"4"]
+
+
+def test_finish_flushes_partial_lines_and_tickets_never_handed_in(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    recording.stamp()  # a pump that read, then blocked forever in its forward
+    ticket, t = recording.stamp()
+    recording.chunk(ticket, Stream.S2C, t, b"held behind\npartial")
+    assert path.read_bytes().count(b"\n") == 1
+    recording.finish()
+    lines = [(r.data, r.terminated) for r in read_capture(path).records if isinstance(r, LineRecord)]
+    assert lines == [(b"held behind", True), (b"partial", False)]
+
+
+def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    seen: list[int] = []
+    sink = SinkThread(lambda records: seen.extend(r.seq for r in records))
+    recording.observe(sink)
+    for i in range(50):
+        ticket, t = recording.stamp()
+        recording.chunk(ticket, Stream.C2S, t, b"%d\n%d\n" % (i, i))
+    recording.finish()
+    sink.close()
+    assert seen == list(range(1, 101))
