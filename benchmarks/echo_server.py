@@ -5,7 +5,8 @@ front of it, not the server: it reads whatever the pipe holds, answers every
 complete line, and writes all the answers of one read in one write.
 
 - ``initialize`` gets a minimal legacy-era result (some shims wait for one);
-- any other request gets ``{"result": {"echo": <params>}}``;
+- any other request gets a valid tools/call result whose text is its params
+  (clean traffic: the analysis figures measure a session with no findings);
 - notifications and lines that are not JSON get nothing back, except the
   notification ``bench/echo``, whose params come back as a notification (the
   big-line benchmark uses it, so a 64 MiB line goes through and back).
@@ -44,7 +45,7 @@ def answer(line: bytes) -> bytes | None:
     if method == "initialize":
         result: Any = INIT_RESULT
     else:
-        result = {"echo": message.get("params")}
+        result = {"content": [{"type": "text", "text": json.dumps(message.get("params"))}]}
     reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
     return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
 
