@@ -7,6 +7,8 @@ the oldest one is always the first left.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +53,17 @@ class IdSpace:
     pending: dict[IdKey, Exchange] = field(default_factory=dict)  # in sending order
     closed: dict[IdKey, Exchange] = field(default_factory=dict)  # answered or cancelled
     progress_tokens: dict[IdKey, Exchange] = field(default_factory=dict)
+    # Requests that expect a prompt reply, in sending order; those no longer pending are pruned
+    # lazily from the front. (Iterating ``pending`` instead costs O(holes): a dict popped from
+    # the front scans past its deleted slots until it is resized.)
+    sent_order: deque[Exchange] = field(default_factory=deque)
+
+    def waiting(self) -> Iterator[Exchange]:
+        """The pending requests that are not long-lived, oldest first."""
+        order, pending = self.sent_order, self.pending
+        while order and pending.get(id_key(order[0].id)) is not order[0]:
+            order.popleft()
+        return (e for e in order if pending.get(id_key(e.id)) is e)
 
 
 class Pairing:
@@ -91,6 +104,8 @@ class Pairing:
                                f"seq {first.request_seq})")
             else:
                 space.pending[key] = exchange
+                if not exchange.long_lived:
+                    space.sent_order.append(exchange)
         token = meta_of(message).get("progressToken")
         if token is not None and valid_id(token):
             space.progress_tokens[id_key(token)] = exchange
@@ -114,7 +129,7 @@ class Pairing:
         if exchange is None:
             self._stray(message, space.closed.get(key), code)
             return None
-        oldest = next((e for e in space.pending.values() if not e.long_lived), None)
+        oldest = next(space.waiting(), None)
         space.closed[key] = exchange
         self._pair(exchange, message)
         if oldest is not None and oldest.request_seq < exchange.request_seq:
@@ -208,10 +223,10 @@ class Pairing:
 
     def check_pending(self, t: float, slow_after: float) -> None:
         for space in (self._client, self._server):
-            for exchange in space.pending.values():  # in sending order: stop at the first young one
+            for exchange in space.waiting():  # in sending order: stop at the first young one
                 if t - exchange.sent_t < slow_after:
                     break
-                if exchange.long_lived or exchange.request_seq in self._slow_flagged:
+                if exchange.request_seq in self._slow_flagged:
                     continue
                 self._slow_flagged.add(exchange.request_seq)
                 waited = t - exchange.sent_t
