@@ -17,10 +17,14 @@ def _fmt(value: Any, spec: str) -> str:
     return str(value)
 
 
+NOTE_LIMIT = 300  # the full text stays in latest.json
+
+
 def _note(figure: dict[str, Any]) -> str:
     for key in ("skipped", "error", "note"):
         if key in figure:
-            return f"{key}: {figure[key]}"
+            text = f"{key}: {figure[key]}"
+            return text if len(text) <= NOTE_LIMIT else text[: NOTE_LIMIT - 3] + "..."
     return ""
 
 
