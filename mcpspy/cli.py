@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -173,6 +174,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_proxy_cli(argv)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `mcpspy report | head`: the reader has gone, which is not an error worth a traceback.
+        # Point stdout at /dev/null so that the interpreter's last flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 def run_proxy_cli(argv: list[str]) -> int:

@@ -91,11 +91,8 @@ def run_rules(args: argparse.Namespace) -> int:
 
 
 def _print(text: str) -> None:
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `mcpspy report | head` is fine
-        pass
+    sys.stdout.write(text)
+    sys.stdout.flush()  # a reader gone away (`| head`) raises here: cli.main ends quietly
 
 
 def _fail(message: str, prog: str = "mcpspy report") -> int:

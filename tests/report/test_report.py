@@ -167,3 +167,23 @@ def test_slow_threshold_flags_a_reply_that_took_longer() -> None:
     slow = [f for f in json.loads(strict.stdout)["findings"] if f["id"] == "pairing.slow"]
     assert [f["seq"] for f in slow] == [1]  # the 30 ms request, not the 10 ms one
     assert strict.returncode == 1
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
+    """`mcpspy report --markdown | head`: the reader leaves early; exit 141 as for SIGPIPE, no traceback."""
+    from mcpspy.capture.format import encode_header, encode_line
+    from mcpspy.capture.records import Header, Stream
+
+    header = Header(format="1.0", session="pipe", started="2026-12-03T00:00:00.000Z", command=("srv",),
+                    name="srv", cwd="/", mcpspy="0.1.0", pid=1)
+    lines = [encode_line(i, i / 1000, Stream.C2S, request(i, "tools/list").rstrip(b"\n"), True)
+             for i in range(1, 21)]
+    capture = tmp_path / "big.jsonl"
+    capture.write_bytes(encode_header(header) + b"".join(lines))
+    proc = subprocess.Popen([*MCPSPY, "report", "--markdown", str(capture)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # gone before the report is ready: its first write fails
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141, stderr
+    assert stderr == ""
