@@ -40,29 +40,16 @@ class Recorder:
         self._splitters = {stream: LineSplitter() for stream in Stream}
         self._seq = 0
 
-    def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
-        self._waiting[ticket] = (stream, t, data)
-
-    def end_of_stream(self, ticket: int, stream: Stream, t: float) -> None:
-        self._waiting[ticket] = (stream, t, b"")
-
     def event(self, ticket: int, t: float, event: Event, **details: int | str | float) -> None:
         """A lifecycle event, ordered where its ticket was taken."""
         self._waiting[ticket] = _Lifecycle(t, event, details)
 
     def hand_in(self, ticket: int, stream: Stream, t: float, data: bytes) -> list[Recorded]:
-        """``chunk`` (or ``end_of_stream`` for b""), then ``drain``: the proxy's hot path."""
+        """A chunk read under ``ticket`` (b"" at end of stream); what is now due, in order."""
         out: list[Recorded] = []
         if ticket == self._next_due and not self._waiting:  # nothing held: no detour by the dict
             self._next_due = ticket + 1
-            if not data:
-                self._close(stream, t, out)
-                return out
-            lines = self._splitters[stream].feed(data)
-            if lines:
-                seq = self._seq
-                self._seq = seq + len(lines)
-                out.append(LineBatch(seq + 1, t, stream, lines))
+            self._emit_chunk(stream, t, data, out)
             return out
         self._waiting[ticket] = (stream, t, data)
         self._drain_into(out)

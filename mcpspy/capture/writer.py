@@ -9,11 +9,11 @@ through ``on_failure``, and from then on drops records: forwarding goes on.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcpspy.capture.format import encode_header, encode_lines, encode_record, encode_recorded
-from mcpspy.capture.records import Header, LineBatch, Record, Recorded
+from mcpspy.capture.format import encode_header, encode_lines, encode_recorded
+from mcpspy.capture.records import Header, LineBatch, Recorded
 from mcpspy.capture.sessions import ensure_private_dir
 
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
@@ -37,28 +37,13 @@ class CaptureWriter:
         except OSError as exc:
             self._fail(exc)
 
-    def write(self, records: Iterable[Record]) -> None:
-        """Append records in one write, so a follower sees them at once."""
-        if self._fd < 0:
-            return
-        data = b"".join(encode_record(r) for r in records)
-        if not data:
-            return
-        try:
-            self._write_all(data)
-        except OSError as exc:
-            self._fail(exc)
-
     def write_recorded(self, recorded: Sequence[Recorded]) -> None:
         """Append what the recorder drained: one write for a few records, a few for a long line."""
         if self._fd < 0 or not recorded:
             return
         if len(recorded) == 1 and type(item := recorded[0]) is LineBatch and type(item.lines[0]) is bytes:
-            data = encode_lines(item)  # the common case: the short lines of one chunk
             try:
-                written = os.write(self._fd, data)
-                if written < len(data):
-                    self._write_all(memoryview(data)[written:])
+                self._write_all(encode_lines(item))  # the common case: the short lines of one chunk
             except OSError as exc:
                 self._fail(exc)
             return

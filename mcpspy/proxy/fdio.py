@@ -8,6 +8,7 @@ mcpspy's own stdio (often a shared terminal) never has to turn non-blocking.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import select
 from collections.abc import Callable
@@ -32,7 +33,15 @@ def read_chunk(fd: int, size: int = READ_SIZE) -> bytes:
 
 def write_all(fd: int, data: bytes | memoryview) -> None:
     """Write every byte; raises OSError (EPIPE, ...) when the reader is gone."""
-    view = memoryview(data)
+    try:
+        written = os.write(fd, data)  # the common case: one write takes it all
+    except (InterruptedError, BlockingIOError):
+        written = 0
+    if written < len(data):
+        _write_rest(fd, memoryview(data)[written:])
+
+
+def _write_rest(fd: int, view: memoryview) -> None:
     while view:
         try:
             written = os.write(fd, view)
@@ -45,25 +54,8 @@ def write_all(fd: int, data: bytes | memoryview) -> None:
 
 
 def writer_to(fd: int) -> Callable[[bytes], None]:
-    """``write_all`` to fd, with the common case (one write takes it all) first."""
-
-    def write(data: bytes) -> None:
-        try:
-            written = os.write(fd, data)
-        except BlockingIOError:
-            written = 0
-        if written < len(data):
-            write_all(fd, memoryview(data)[written:])
-
-    return write
-
-
-def read_or_wait(fd: int, size: int = READ_SIZE) -> bytes:
-    """``read_chunk``, with the common case first: a pump calls this once a chunk."""
-    try:
-        return os.read(fd, size)
-    except OSError:
-        return read_chunk(fd, size)
+    """``write_all`` to fd, as a pump's forward callable."""
+    return functools.partial(write_all, fd)
 
 
 def write_quietly(fd: int, data: bytes) -> None:

@@ -30,7 +30,7 @@ from mcpspy.capture.format import FORMAT_VERSION
 from mcpspy.capture.records import Event, Header, Record, Stream
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_or_wait, write_all, write_quietly, writer_to
+from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_all, write_quietly, writer_to
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.recording import Recording, SinkThread
 
@@ -253,7 +253,7 @@ class Proxy:
         forwarding = True
         try:
             while True:
-                data = read_or_wait(src)
+                data = read_chunk(src)
                 ticket, t = stamp()
                 if data and forwarding:
                     try:

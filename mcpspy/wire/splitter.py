@@ -57,13 +57,8 @@ class LineSplitter:
         return self._held_size
 
     def feed(self, chunk: bytes) -> Sequence[LineData]:
-        if not self._held:  # the common case, _split_fresh inline
-            fresh = chunk.split(b"\n")
-            tail = fresh.pop()
-            if tail:
-                self._held.append(tail)
-                self._held_size = len(tail)
-            return fresh
+        if not self._held:
+            return self._split_fresh(chunk)
         end = chunk.find(b"\n")
         if end == -1:
             if chunk:

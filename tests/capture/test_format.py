@@ -150,10 +150,8 @@ def test_recorder_numbers_by_read_order_not_hand_in_order() -> None:
     recorder = Recorder()
     request = recorder.ticket()
     reply = recorder.ticket()
-    recorder.chunk(reply, Stream.S2C, 0.2, b'{"id":1,"result":{}}\n')
-    assert recorder.drain() == []
-    recorder.chunk(request, Stream.C2S, 0.1, b'{"id":1,"method":"x"}\n')
-    records = as_records(recorder.drain())
+    assert recorder.hand_in(reply, Stream.S2C, 0.2, b'{"id":1,"result":{}}\n') == []
+    records = as_records(recorder.hand_in(request, Stream.C2S, 0.1, b'{"id":1,"method":"x"}\n'))
     assert [(r.seq, r.stream) for r in records if isinstance(r, LineRecord)] == [
         (1, Stream.C2S),
         (2, Stream.S2C),
@@ -162,10 +160,10 @@ def test_recorder_numbers_by_read_order_not_hand_in_order() -> None:
 
 def test_recorder_joins_lines_across_chunks_per_stream() -> None:
     recorder = Recorder()
-    for stream, data in ((Stream.S2C, b"rea"), (Stream.ERR, b"log\n"), (Stream.S2C, b"dy\n{")):
-        recorder.chunk(recorder.ticket(), stream, 0.0, data)
-    recorder.end_of_stream(recorder.ticket(), Stream.S2C, 1.0)
-    out = [(r.stream, r.data, r.terminated) for r in as_records(recorder.drain()) if isinstance(r, LineRecord)]
+    recorded = []
+    for stream, data in ((Stream.S2C, b"rea"), (Stream.ERR, b"log\n"), (Stream.S2C, b"dy\n{"), (Stream.S2C, b"")):
+        recorded += recorder.hand_in(recorder.ticket(), stream, 0.0, data)  # b"": end of stream
+    out = [(r.stream, r.data, r.terminated) for r in as_records(recorded) if isinstance(r, LineRecord)]
     assert out == [
         (Stream.ERR, b"log", True),
         (Stream.S2C, b"ready", True),
