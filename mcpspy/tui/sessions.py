@@ -10,10 +10,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Severity
+from mcpspy.analysis.replay import analyze_capture
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import SessionInfo
 from mcpspy.tui.rows import MARK
 
@@ -28,16 +27,11 @@ class SessionSummary:
 
 
 def summarize(info: SessionInfo) -> SessionSummary:
-    """Count the session's messages and findings; a live session is not concluded."""
+    """Count the session's messages and findings as `report` does; a live session is not concluded."""
     try:
-        capture = read_capture(info.path)
+        _, analyzer = analyze_capture(info.path, conclude=not info.live)
     except (OSError, CaptureFormatError):
         return SessionSummary(info)
-    analyzer = Analyzer()
-    for record in capture.records:
-        analyzer.feed(record)
-    if not info.live:
-        analyzer.finish()
     return SessionSummary(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
 
 
