@@ -10,7 +10,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from mcpspy.analysis.model import Message
-from mcpspy.tui.rows import DETAIL_LIMIT, MARK, MARK_STYLE, pretty_json, visible_raw
+from mcpspy.tui.rows import DETAIL_LIMIT, MARK, MARK_STYLE, duration_text, pretty_json, visible_raw
 
 _JSON = JSONHighlighter()
 
@@ -41,7 +41,7 @@ def detail_lines(message: Message) -> list[Text]:
     lines.append(raw)
     exchange = message.exchange
     if exchange is not None:
-        latency = f"{exchange.latency * 1000:.1f}ms" if exchange.latency is not None else "pending"
+        latency = duration_text(exchange.latency) if exchange.latency is not None else "pending"
         lines.append(Text(f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} "
                           f"{latency}; pair seq {pair_of(message)} (p)"))
     for f in message.findings:

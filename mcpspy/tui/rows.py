@@ -38,12 +38,16 @@ def short_id(value: Any) -> str:
     return "" if value is None else (value if isinstance(value, str) else str(value))[:16]
 
 
+def duration_text(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{ms:.1f}ms" if ms < 1000 else f"{seconds:.2f}s"
+
+
 def latency_text(message: Message) -> str:
     exchange = message.exchange
     if exchange is None or exchange.latency is None or exchange.reply_seq != message.seq:
         return ""
-    ms = exchange.latency * 1000
-    return f"{ms:.1f}ms" if ms < 1000 else f"{ms / 1000:.2f}s"
+    return duration_text(exchange.latency)
 
 
 def preview(raw: bytes, limit: int = 40) -> str:
