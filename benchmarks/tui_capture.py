@@ -22,9 +22,10 @@ def header(name: str = "bench") -> Header:
                   command=("python", f"{name}.py"), name=name, cwd="/tmp", mcpspy="0.1.0", pid=1)
 
 
-def request(id_: int) -> bytes:
+def request(id_: int, progress: bool = False) -> bytes:
+    meta = {**META, "progressToken": id_} if progress else META
     return orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
-                         "params": {"name": "echo", "arguments": {"text": f"message {id_}"}, "_meta": META}})
+                         "params": {"name": "echo", "arguments": {"text": f"message {id_}"}, "_meta": meta}})
 
 
 def reply(id_: int) -> bytes:
@@ -54,7 +55,7 @@ def write_capture(path: Path, messages: int) -> None:
             line(Stream.S2C, reply(id_))
             id_ += 1
             continue
-        line(Stream.C2S, request(id_))
+        line(Stream.C2S, request(id_, progress=id_ % 20 == 0))
         if id_ % 20 == 0:
             line(Stream.S2C, orjson.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
                                            "params": {"progressToken": id_, "progress": 0.5}}))
