@@ -55,6 +55,19 @@ class Recorder:
         self._drain_into(out)
         return out
 
+    def hand_in_line(self, ticket: int, stream: Stream, data: bytes) -> int:
+        """The common case, with no batch made: ``data`` is one whole line, handed in its turn.
+
+        Returns the line's seq (the caller records ``data`` without its newline
+        under it), or 0 when the chunk is anything else: then call ``hand_in``.
+        """
+        if (ticket != self._next_due or self._waiting or not data or data.find(b"\n") != len(data) - 1
+                or self._splitters[stream].pending):
+            return 0
+        self._next_due = ticket + 1
+        self._seq += 1
+        return self._seq
+
     def drain(self) -> list[Recorded]:
         """What every ticket handed in with no gap before it recorded."""
         out: list[Recorded] = []

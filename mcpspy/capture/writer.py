@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcpspy.capture.format import encode_header, encode_lines, encode_recorded
-from mcpspy.capture.records import Header, LineBatch, Recorded
+from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
+from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
 from mcpspy.capture.sessions import ensure_private_dir
 
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
@@ -36,6 +36,14 @@ class CaptureWriter:
             self._write_all(encode_header(header))
         except OSError as exc:
             self._fail(exc)
+
+    def write_line(self, seq: int, t: float, stream: Stream, line: bytes) -> None:
+        """Append one line record (the proxy's common case)."""
+        if self._fd >= 0:
+            try:
+                self._write_all(encode_line(seq, t, stream, line))
+            except OSError as exc:
+                self._fail(exc)
 
     def write_recorded(self, recorded: Sequence[Recorded]) -> None:
         """Append what the recorder drained: one write for a few records, a few for a long line."""
@@ -70,10 +78,11 @@ class CaptureWriter:
             self._fd = -1
 
     def _write_all(self, data: bytes | memoryview) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        written = os.write(self._fd, data)  # the common case: one write takes it all
+        if written < len(data):
+            view = memoryview(data)[written:]
+            while view:
+                view = view[os.write(self._fd, view) :]
 
     def _writev(self, parts: list[bytes | memoryview]) -> None:
         if len(parts) == 1:

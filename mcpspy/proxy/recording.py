@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from mcpspy.capture.recorder import Recorder
-from mcpspy.capture.records import Event, Record, Recorded, Stream, as_records
+from mcpspy.capture.records import Event, LineBatch, Record, Recorded, Stream, as_records
 from mcpspy.capture.writer import CaptureWriter
 
 BACKLOG = 256  # drained batches waiting for the writer, past which a hand-in waits
@@ -60,15 +60,30 @@ class Recording:
     def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
         """Hand in a stamped chunk (b"" at end of stream), and write what is due."""
         with self._lock:
-            due = self._recorder.hand_in(ticket, stream, t, data)
-            if self._writing or self._due:
+            seq = 0 if self._writing or self._due else self._recorder.hand_in_line(ticket, stream, data)
+            if seq:
+                self._writing = True  # the common case: one whole line in its turn, nobody writing
+            else:
+                due = self._recorder.hand_in(ticket, stream, t, data)
                 if not self._my_turn(due):
                     return
-            elif due:
-                self._writing = True  # the common case: nobody writing, nothing queued
-            else:
-                return
-        self._write(due)
+        if seq:
+            self._write_line(seq, t, stream, data[:-1])
+        else:
+            self._write(due)
+
+    def _write_line(self, seq: int, t: float, stream: Stream, line: bytes) -> None:
+        """``_write`` for one line, with no batch made unless an observer wants one."""
+        try:
+            self.capture.write_line(seq, t, stream, line)
+            if self._observers:
+                batch = (LineBatch(seq, t, stream, (line,)),)
+                for observer in self._observers:
+                    observer(batch)
+        except BaseException:
+            self._stop_writing()
+            raise
+        self._write(self._take_queued())
 
     def event(self, event: Event, **details: int | str | float) -> None:
         ticket, t = self.stamp()
@@ -116,18 +131,25 @@ class Recording:
                 self.capture.write_recorded(due)
                 for observer in self._observers:
                     observer(due)
-                with self._lock:
-                    due, self._due = self._due, []
-                    if not due:
-                        self._writing = False
-                    if self._waiters:
-                        self._room.notify_all()
+                due = self._take_queued()
         except BaseException:
-            with self._lock:
-                self._writing = False
-                if self._waiters:
-                    self._room.notify_all()
+            self._stop_writing()
             raise
+
+    def _take_queued(self) -> list[Recorded]:
+        """After a write: what others queued meanwhile, for this thread to write next; else stop writing."""
+        with self._lock:
+            due, self._due = self._due, []
+            self._writing = bool(due)
+            if self._waiters:
+                self._room.notify_all()
+        return due
+
+    def _stop_writing(self) -> None:
+        with self._lock:
+            self._writing = False
+            if self._waiters:
+                self._room.notify_all()
 
 
 class SinkThread:

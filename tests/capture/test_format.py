@@ -35,7 +35,7 @@ def test_line_records_round_trip_exactly(data: bytes, terminated: bool, stream: 
 
 def encode_line_as_before(seq: int, t: float, stream: Stream, data: bytes, terminated: bool) -> bytes:
     """The encoder of format 1.0 as first written (a dict through orjson): the reference."""
-    obj: dict[str, Any] = {"seq": seq, "t": round(t, 6), "stream": stream.value}
+    obj: dict[str, Any] = {"seq": seq, "t": round(t * 1_000_000) / 1_000_000, "stream": stream.value}
     try:
         obj["text"] = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -74,7 +74,7 @@ def test_batches_decode_to_the_records_the_old_encoder_wrote(
     assert [decode_record(raw) for raw in new.splitlines()] == [decode_record(raw) for raw in old.splitlines()]
     assert [orjson.loads(raw) for raw in new.splitlines()] == [orjson.loads(raw) for raw in old.splitlines()]
     assert [decode_record(raw) for raw in new.splitlines()] == [
-        LineRecord(r.seq, round(t, 6), stream, r.data, terminated) for r in batch.records()
+        LineRecord(r.seq, round(t * 1_000_000) / 1_000_000, stream, r.data, terminated) for r in batch.records()
     ]
 
 

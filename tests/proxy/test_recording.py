@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Recorded, Stream
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
 from mcpspy.proxy.recording import Recording, SinkThread
@@ -80,14 +79,14 @@ def test_a_hand_in_while_another_thread_writes_is_written_by_that_thread(
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     writing, release = threading.Event(), threading.Event()
-    real_write = recording.capture.write_recorded
+    real_write = recording.capture._write_all
 
-    def slow_write(recorded: Sequence[Recorded]) -> None:
+    def slow_write(data: bytes | memoryview) -> None:
         writing.set()
         release.wait(5)
-        real_write(recorded)
+        real_write(data)
 
-    monkeypatch.setattr(recording.capture, "write_recorded", slow_write)
+    monkeypatch.setattr(recording.capture, "_write_all", slow_write)
     first = recording.stamp()
     writer = threading.Thread(target=recording.chunk, args=(first[0], Stream.C2S, first[1], b"one\n"))
     writer.start()
@@ -109,16 +108,16 @@ def test_past_the_backlog_a_hand_in_waits_for_the_writer(
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     release = threading.Event()
-    real_write = recording.capture.write_recorded
+    real_write = recording.capture._write_all
     calls: list[int] = []
 
-    def slow_write(recorded: Sequence[Recorded]) -> None:
-        calls.append(len(recorded))
+    def slow_write(data: bytes | memoryview) -> None:
+        calls.append(len(data))
         if len(calls) == 1:
             release.wait(5)
-        real_write(recorded)
+        real_write(data)
 
-    monkeypatch.setattr(recording.capture, "write_recorded", slow_write)
+    monkeypatch.setattr(recording.capture, "_write_all", slow_write)
     ticket, t = recording.stamp()
     threading.Thread(target=recording.chunk, args=(ticket, Stream.C2S, t, b"0\n")).start()
     while not calls:
