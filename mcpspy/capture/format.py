@@ -215,6 +215,9 @@ def decode_header(line: bytes) -> Header:
     )
 
 
+_STREAM_OF = {stream.value: stream for stream in Stream}
+
+
 def decode_record(line: bytes) -> Record:
     try:
         obj = orjson.loads(line)
@@ -224,9 +227,9 @@ def decode_record(line: bytes) -> Record:
             event = Event(obj["event"])
             details = {k: v for k, v in obj.items() if k not in ("seq", "t", "event")}
             return LifecycleRecord(seq, t, event, details)
-        stream = Stream(obj["stream"])
+        stream = _STREAM_OF[obj["stream"]]  # not Stream(...): an Enum lookup by value runs Python code
         text = obj.get("text")
         data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
-        return LineRecord(seq, t, stream, data, not obj.get("unterminated", False))
+        return LineRecord(seq, t, stream, data, "unterminated" not in obj or not obj["unterminated"])
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CaptureFormatError(f"unreadable capture record: {exc}") from None

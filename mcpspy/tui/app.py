@@ -49,7 +49,7 @@ from mcpspy.tui.timeline import render_timeline
 
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
-BATCH_EVERY = 0.4  # seconds: while reading a backlog, post what was analysed this often
+BATCH_EVERY = 1.0  # seconds: while reading a backlog, post what was analysed this often
 BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 TAB_LABELS = ("Detail", "Findings", "In flight", "Stderr", "Timeline")
