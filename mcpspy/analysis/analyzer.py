@@ -41,6 +41,16 @@ def side(stream: Stream) -> str:
     return "stdout" if stream is Stream.S2C else "stdin"
 
 
+def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
+    """A line on its own, with no history: its message, and what its framing says (None for stderr)."""
+    if record.stream is Stream.ERR:
+        return Message(record.seq, record.t, record.stream, Kind.STDERR, record.data, record.terminated), None
+    parsed = classify_line(record.data)
+    message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
+                      parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
+    return message, parsed
+
+
 class Analyzer:
     def __init__(self, slow_after: float = 30.0) -> None:
         self.slow_after = slow_after
@@ -94,14 +104,19 @@ class Analyzer:
         return self._out.by_seq.get(seq)
 
     def feed(self, record: Record) -> list[AnalysisEvent]:
-        self._out.events = []
         if isinstance(record, LifecycleRecord):
+            self._out.events = []
             self._lifecycle(record)
-        elif record.stream is Stream.ERR:
-            self._out.message(Message(record.seq, record.t, record.stream, Kind.STDERR, record.data,
-                                      record.terminated))
+            return self._out.events
+        return self.feed_read(*read_line(record))
+
+    def feed_read(self, message: Message, parsed: Parsed | None) -> list[AnalysisEvent]:
+        """A line that ``read_line`` has read already (a viewer lists lines before analysing them)."""
+        self._out.events = []
+        if parsed is None:
+            self._out.message(message)
         else:
-            self._line(record)
+            self._line(message, parsed)
         return self._out.events
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
@@ -145,20 +160,18 @@ class Analyzer:
                        f"the server exited ({how}) with {len(in_flight)} request(s) in flight: {names}{more}")
         self._pairing.give_up(in_flight)
 
-    def _line(self, record: LineRecord) -> None:
-        parsed = classify_line(record.data)
-        message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
-                          parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
-        if self._multiline[record.stream.value] and self._continue_multiline(message, parsed):
+    def _line(self, message: Message, parsed: Parsed) -> None:
+        stream = message.stream
+        if self._multiline[stream.value] and self._continue_multiline(message, parsed):
             return
         self._out.message(message)
         for rule, sentence in parsed.problems:
             if rule == "not-json" and self._start_multiline(message):
                 continue
-            rule_id = rule if "." in rule else f"{side(record.stream)}.{rule}"
-            self._out.find(rule_id, record.seq, record.stream, sentence)
-        if not record.terminated:
-            self._out.find(f"{side(record.stream)}.unterminated", record.seq, record.stream,
+            rule_id = rule if "." in rule else f"{side(stream)}.{rule}"
+            self._out.find(rule_id, message.seq, stream, sentence)
+        if not message.terminated:
+            self._out.find(f"{side(stream)}.unterminated", message.seq, stream,
                            "the stream ended in the middle of this line, with no newline")
         if parsed.kind in PROTOCOL_KINDS:
             self._protocol(message, parsed)

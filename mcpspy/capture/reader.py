@@ -28,6 +28,7 @@ class CaptureReader:
         self._fd = os.open(self.path, os.O_RDONLY)
         self._held = b""
         self._line_no = 0
+        self.at_end = False  # the last poll read up to the end of what the file held
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -49,10 +50,12 @@ class CaptureReader:
         """Records completed since the last poll. Raises CaptureFormatError on a bad header."""
         chunks = [self._held]
         budget = max_bytes
+        self.at_end = False
         while budget is None or budget > 0:
             size = READ_SIZE if budget is None else min(READ_SIZE, budget)
             chunk = os.read(self._fd, size)
             if not chunk:
+                self.at_end = True
                 break
             chunks.append(chunk)
             if budget is not None:

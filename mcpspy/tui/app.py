@@ -50,7 +50,6 @@ from mcpspy.tui.timeline import render_timeline
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 1.0  # seconds: while reading a backlog, post what was analysed this often
-BACKLOG = 500  # messages in one read: the worker is behind the file, not following it
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 TAB_LABELS = ("Detail", "Findings", "In flight", "Stderr", "Timeline")
 PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
@@ -117,6 +116,7 @@ class InspectorApp(App[None]):
         self.pending_rows: list[PendingRow] = []
         self.problems: list[str] = []
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
+        self.unanalysed = 0  # messages listed whose analysis is still to come
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
         self._detail_seq: int | None = None
@@ -204,10 +204,11 @@ class InspectorApp(App[None]):
                     return
                 held.merge(batch)
                 now = time.monotonic()
-                caught_up = len(batch.messages) < BACKLOG  # live traffic: show it now
-                if caught_up:
+                if feed.caught_up:
                     resume_collector(len(feed.analyzer.messages))
-                if held and (caught_up or feed.done or now - posted_at >= BATCH_EVERY):
+                # Live traffic is shown at once; a backlog every BATCH_EVERY, and as soon as it is listed.
+                listed = feed.reader.at_end and batch.messages
+                if held and (feed.caught_up or listed or feed.done or now - posted_at >= BATCH_EVERY):
                     self.post_message(Analysed(held))
                     held, posted_at = Batch(), now
                 if not batch:
@@ -226,6 +227,8 @@ class InspectorApp(App[None]):
         except NoMatches:  # the app is closing
             return
         self.snapshot = batch.snapshot
+        analysis_caught_up = self.unanalysed and not batch.unanalysed
+        self.unanalysed = batch.unanalysed
         self.problems.extend(batch.problems)
         self.all_messages.extend(batch.messages)
         for message in batch.messages:
@@ -247,6 +250,8 @@ class InspectorApp(App[None]):
         if batch.ended:
             self.loaded = True
             self.live = False  # nothing more will come: ages stop ticking
+        if analysis_caught_up and self.filter is not None:
+            self.apply_filter(self.filter.text)  # the list was filtered before the analysis had its say
         self.refresh_header()
         self.refresh_side()
 
@@ -334,7 +339,7 @@ class InspectorApp(App[None]):
     def refresh_header(self) -> None:
         state = HeaderState(
             self.path.name, self.snapshot, self.by_severity, len(self.rows), len(self.all_messages),
-            self.follow, self.loaded, self.filter.text if self.filter else None,
+            self.unanalysed, self.follow, self.loaded, self.filter.text if self.filter else None,
             self.problems[-1] if self.problems else None,
         )
         text = header_markup(state, self.size.width)

@@ -19,6 +19,7 @@ class HeaderState:
     by_severity: Counter[Severity]
     shown: int  # messages in the list
     total: int  # messages seen
+    unanalysed: int  # of which the analysis has not had its say yet
     following: bool
     ended: bool
     filter_text: str | None
@@ -37,6 +38,8 @@ def header_markup(h: HeaderState, width: int) -> str:
         f"{s.pending_count} pending",
         f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] [blue]· {by[Severity.INFO]}[/]",
     ]
+    if h.unanalysed:
+        parts.append(f"[dim]analysing, {h.unanalysed:,} to go[/]")
     if not h.following:
         parts.append("paused")
     elif not h.ended:

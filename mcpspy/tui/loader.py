@@ -1,25 +1,32 @@
 """The TUI's reading side: follow a capture and analyse it, off the UI thread.
 
 ``CaptureFeed`` owns the reader and the Analyzer; only the worker thread
-calls it. Each ``step`` reads what has landed (a bounded slice, so a 100,000
-message capture arrives as a stream of batches and the list shows up at
-once), feeds it to the analyzer and returns a ``Batch``: plain data the UI
-thread takes over, with a snapshot of what the UI may not read from the
-analyzer while the worker mutates it (pending requests, recent exchanges).
-No Textual here.
+calls it. Each ``step`` reads what has landed (a bounded slice) and returns a
+``Batch``: plain data the UI thread takes over, with a snapshot of what the UI
+may not read from the analyzer while the worker mutates it (pending requests,
+recent exchanges). No Textual here.
+
+A backlog is listed before it is analysed: each line is read on its own
+(``read_line``: kind, id, method) and goes to the list at once, and the
+analysis (pairing, the rules) follows a slice a step once the reader has
+reached the end of the file. A 100,000-message capture is on screen in the
+time it takes to read it; its latencies and findings fill in after. Live
+traffic is listed and analysed in the same step.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis.analyzer import Analyzer, read_line
+from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
     Era,
@@ -29,12 +36,12 @@ from mcpspy.analysis.model import (
     FindingRaised,
     Kind,
     Message,
-    MessageSeen,
 )
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import Event, LifecycleRecord
+from mcpspy.capture.records import Event, LifecycleRecord, Record
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
+ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
 PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
 TIMELINE_SHOWN = 200  # the newest exchanges
 FREEZE_AFTER = 20_000  # messages analysed in one go: worth keeping out of garbage collections
@@ -62,6 +69,7 @@ class Batch:
     stderr: list[str] = field(default_factory=list)
     snapshot: Snapshot = field(default_factory=Snapshot)
     ended: bool = False  # the capture was read to its end (or its proxy stopped) and concluded
+    unanalysed: int = 0  # messages listed but not analysed yet (a backlog being worked through)
     problems: list[str] = field(default_factory=list)
     opened: bool = False  # the header was just read: the UI learns the session's name and start
 
@@ -79,6 +87,7 @@ class Batch:
         self.stderr.extend(later.stderr)
         self.problems.extend(later.problems)
         self.snapshot = later.snapshot
+        self.unanalysed = later.unanalysed
         self.ended = self.ended or later.ended
         self.opened = self.opened or later.opened
 
@@ -90,6 +99,9 @@ def epoch_of(started: str) -> float | None:
         return None
 
 
+Listed = LifecycleRecord | tuple[Message, Parsed | None]  # what waits for the analysis
+
+
 class CaptureFeed:
     """Reader + Analyzer for one capture. Raises OSError / CaptureFormatError from the reader."""
 
@@ -99,6 +111,8 @@ class CaptureFeed:
         self.analyzer = Analyzer(slow_after=slow_after)
         self.started_epoch: float | None = None
         self.last_t = 0.0
+        self._unanalysed: deque[Listed] = deque()
+        self._stopped = False  # the proxy's last record was read
         self._problems_said = 0
         self.opened = False
         self.done = False
@@ -106,8 +120,13 @@ class CaptureFeed:
     def close(self) -> None:
         self.reader.close()
 
+    @property
+    def caught_up(self) -> bool:
+        """Everything the file held is listed and analysed."""
+        return self.reader.at_end and not self._unanalysed
+
     def step(self) -> Batch:
-        """Read and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
+        """Read, list and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
         batch = Batch()
         records = self.reader.poll(READ_SLICE)
         held = 0
@@ -117,23 +136,52 @@ class CaptureFeed:
         if not self.opened and self.reader.header is not None:
             self.started_epoch = epoch_of(self.reader.header.started)
             batch.opened = self.opened = True
-        stopped = False
-        for record in records:
-            self._take(self.analyzer.feed(record), batch)
-            self.last_t = record.t
-            stopped = stopped or (isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED)
-        if self.live and not stopped:
-            self._take(self.analyzer.check_pending(self.session_now()), batch)
-        elif stopped or not records:  # the proxy is gone, or a finished capture was read to its end
-            if self.reader.held_bytes:
-                batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
-            self._take(self.analyzer.finish(), batch)
-            batch.ended = self.done = True
+        self._list(records, batch)
+        if self.reader.at_end:
+            self._analyse(ANALYSE_SLICE, batch)
+            if not self._unanalysed:
+                self._conclude(batch)
+        batch.unanalysed = len(self._unanalysed)
         batch.problems.extend(self.reader.problems[self._problems_said :])
         self._problems_said = len(self.reader.problems)
         if batch:
             batch.snapshot = self.snapshot()
         return batch
+
+    def _list(self, records: list[Record], batch: Batch) -> None:
+        """Every line into the list at once, and into the queue for the analysis."""
+        queue = self._unanalysed
+        for record in records:
+            if isinstance(record, LifecycleRecord):
+                queue.append(record)
+                self._stopped = self._stopped or record.event is Event.PROXY_STOPPED
+                continue
+            message, parsed = read_line(record)
+            batch.messages.append(message)
+            if message.kind is Kind.STDERR:
+                batch.stderr.append(message.raw.decode("utf-8", "replace"))
+            queue.append((message, parsed))
+        if records:
+            self.last_t = records[-1].t
+
+    def _analyse(self, limit: int, batch: Batch) -> None:
+        queue, analyzer = self._unanalysed, self.analyzer
+        for _ in range(min(limit, len(queue))):
+            item = queue.popleft()
+            if isinstance(item, LifecycleRecord):
+                self._take(analyzer.feed(item), batch)
+            else:
+                self._take(analyzer.feed_read(*item), batch)
+
+    def _conclude(self, batch: Batch) -> None:
+        """All analysed: flag slow requests while live, or end a session whose proxy is gone."""
+        if self.live and not self._stopped:
+            self._take(self.analyzer.check_pending(self.session_now()), batch)
+        elif not self.done:  # the proxy is gone, or a finished capture was read to its end
+            if self.reader.held_bytes:
+                batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
+            self._take(self.analyzer.finish(), batch)
+            batch.ended = self.done = True
 
     def session_now(self) -> float:
         """Seconds since the session started: by the wall clock while live, else the last record's."""
@@ -150,12 +198,9 @@ class CaptureFeed:
 
     @staticmethod
     def _take(events: list[AnalysisEvent], batch: Batch) -> None:
+        """What the analysis changed; its messages are in the list already."""
         for ev in events:
-            if isinstance(ev, MessageSeen):
-                batch.messages.append(ev.message)
-                if ev.message.kind is Kind.STDERR:
-                    batch.stderr.append(ev.message.raw.decode("utf-8", "replace"))
-            elif isinstance(ev, ExchangeUpdated):
+            if isinstance(ev, ExchangeUpdated):
                 batch.changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
             elif isinstance(ev, FindingRaised):
                 batch.findings.append(ev.finding)

@@ -19,12 +19,12 @@ def plain(state: HeaderState, width: int) -> str:
 
 def test_header_shortens_to_fit() -> None:
     snapshot = Snapshot(era=Era.MODERN, protocol_version="2026-07-28", pending_count=2, name="helpdesk")
-    state = HeaderState(FILE, snapshot, Counter({Severity.ERROR: 3}), 10, 10, True, False, None, None)
+    state = HeaderState(FILE, snapshot, Counter({Severity.ERROR: 3}), 10, 10, 0, True, False, None, None)
     wide = plain(state, 160)
     assert wide.startswith(FILE) and "2026-07-28  10 msgs  2 pending  ✖ 3 ▲ 0 · 0  following" in wide
     narrow = plain(state, 80)
     assert len(narrow) <= 80 and narrow.startswith("helpdesk  2026-07-28")
-    filtered = HeaderState(FILE, snapshot, Counter(), 4, 10, False, True, "dir:s2c method:tools/*", "torn line")
+    filtered = HeaderState(FILE, snapshot, Counter(), 4, 10, 0, False, True, "dir:s2c method:tools/*", "torn line")
     first, problem = plain(filtered, 80).split("\n")
     assert len(first) <= 80 and first.startswith("helpdesk  4/10 msgs")
     assert "paused  ended  filter: dir:s2c" in first and first.endswith("…")

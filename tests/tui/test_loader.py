@@ -1,0 +1,99 @@
+"""The worker's side of the TUI: a backlog is listed first, then analysed as the report would."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from mcpspy.analysis.replay import analyze_capture
+from mcpspy.capture.format import encode_header, encode_record
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.records import LineRecord
+from mcpspy.tui import loader
+from mcpspy.tui.app import InspectorApp
+from tests.conftest import FIXTURES
+from tests.tui.test_app import wait_rows
+
+
+def repeated(source: Path, times: int, out: Path) -> Path:
+    """``source``'s records ``times`` over, renumbered: a backlog of many slices."""
+    capture = read_capture(source)
+    lines = [encode_header(capture.header)]
+    seq = 0
+    for _ in range(times):
+        for record in capture.records:
+            seq += 1
+            lines.append(encode_record(replace(record, seq=seq)))
+    out.write_bytes(b"".join(lines))
+    return out
+
+
+@pytest.fixture
+def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "READ_SLICE", 2_000)
+    monkeypatch.setattr(loader, "ANALYSE_SLICE", 7)
+
+
+def test_a_backlog_is_listed_before_it_is_analysed(tmp_path: Path, small_slices: None) -> None:
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "big.jsonl")
+    lines = [r for r in read_capture(path).records if isinstance(r, LineRecord)]
+    feed = loader.CaptureFeed(path, live=False)
+    listed, findings, steps = [], [], 0
+    while True:
+        batch = feed.step()
+        listed += batch.messages
+        if feed.reader.at_end:  # listed to the end: this step begins the analysis
+            findings += batch.findings
+            break
+        assert not batch.findings and not feed.analyzer.messages  # nothing analysed while listing
+        steps += 1
+    assert steps > 3 and [m.seq for m in listed] == [r.seq for r in lines]
+    left = [batch.unanalysed]
+    while not feed.done:
+        batch = feed.step()
+        assert not batch.messages  # listed once, never again
+        findings += batch.findings
+        left.append(batch.unanalysed)
+    assert left == sorted(left, reverse=True) and left[-1] == 0 and len(left) > 3
+    _, expected = analyze_capture(path)
+    assert [(f.id, f.seq, f.message) for f in findings] == [(f.id, f.seq, f.message) for f in expected.findings]
+    assert any(f.id == "meta.missing" for f in findings)
+    by_seq = {m.seq: m for m in expected.messages}
+    assert [(m.kind, m.method, m.exchange is None) for m in listed] == [
+        (by_seq[m.seq].kind, by_seq[m.seq].method, by_seq[m.seq].exchange is None) for m in listed
+    ]
+
+
+async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
+    tmp_path: Path, small_slices: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "big.jsonl")
+    _, expected = analyze_capture(path)
+    flagged = [m.seq for m in expected.messages if m.findings]
+    gate, slices = threading.Event(), []
+    analyse = loader.CaptureFeed._analyse
+
+    def gated(feed: loader.CaptureFeed, limit: int, batch: loader.Batch) -> None:
+        slices.append(limit)
+        if len(slices) > 1:  # the first slice goes with the end of the list; the rest wait
+            gate.wait(10)
+        analyse(feed, limit, batch)
+
+    monkeypatch.setattr(loader.CaptureFeed, "_analyse", gated)
+    app = InspectorApp(path, live=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, len(expected.messages))
+        assert "analysing" in app.header_text and not app.loaded
+        app.apply_filter("is:flagged")
+        assert len(app.rows) < len(flagged)  # most of the findings are still to come
+        gate.set()
+        for _ in range(100):
+            if app.loaded:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert app.loaded and [m.seq for m in app.rows] == flagged
+        assert "analysing" not in app.header_text
