@@ -54,8 +54,11 @@ class Recording:
 
     def stamp(self) -> tuple[int, float]:
         """A place in the record order and the time, taken together (any thread)."""
-        with self._order:
+        self._order.acquire()  # not `with`: this is before the forward, and `with` costs 0.3 us more
+        try:
             return self._recorder.ticket(), time.monotonic() - self._t0
+        finally:
+            self._order.release()
 
     def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
         """Hand in a stamped chunk (b"" at end of stream), and write what is due."""
