@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.capabilities import Capabilities
-from mcpspy.analysis.era import EraTracker, meta_version, modern_version
+from mcpspy.analysis.era import EraTracker, meta_version
 from mcpspy.analysis.jsonrpc import Parsed, classify_line, preview, valid_id_code
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -57,6 +57,9 @@ class Analyzer:
         self._capabilities = Capabilities(self._out)
         self._multiline: dict[Stream, list[Message]] = {C2S: [], S2C: []}
         self._revision = self._era.revision  # bound once: capabilities asks it per request
+        # The 2026-07-28 revision each pending client request carries, read from its _meta once:
+        # the era's rules and the shape check hold its reply to it.
+        self._pending_versions: dict[int, str] = {}
         self._stdin_closed = False
         self._finished = False
 
@@ -237,6 +240,8 @@ class Analyzer:
         self.exchanges.append(exchange)
         if message.stream is C2S:
             version = meta_version(meta)
+            if version is not None:
+                self._pending_versions[message.seq] = version
             self._era.client_request(message, exchange, version)
             if message.method == "initialize":
                 self._capabilities.learn_client(message)
@@ -271,10 +276,10 @@ class Analyzer:
         exchange = self._pairing.response(message, code if valid_id_code(code) else None)
         if exchange is None:
             return
-        request = self._out.by_seq.get(exchange.request_seq)
-        # Read once: the era's rules and the shape check both hold the reply to the request's revision.
-        version = modern_version(request) if request is not None and exchange.stream is C2S else None
-        if exchange.stream is C2S:
+        request = self._out.by_seq.get(exchange.request_seq)  # never None: requests are seen first
+        version = None
+        if exchange.stream is C2S:  # an exchange is answered once: its version is needed no more
+            version = self._pending_versions.pop(exchange.request_seq, None)
             self._era.reply(exchange, message, code, request, version)
             self._capabilities.learn_server(exchange.method, message)
         if request is not None and message.kind is RESPONSE:
