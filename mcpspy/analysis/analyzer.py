@@ -162,12 +162,11 @@ class Analyzer:
         if self._multiline[stream] and self._continue_multiline(message, parsed):
             return
         self._out.message(message)
-        if parsed.problems:
-            for rule, sentence in parsed.problems:
-                if rule == "not-json" and self._start_multiline(message):
-                    continue
-                rule_id = rule if "." in rule else f"{side(stream)}.{rule}"
-                self._out.find(rule_id, record.seq, stream, sentence)
+        for rule, sentence in parsed.problems:
+            if rule == "not-json" and self._start_multiline(message):
+                continue
+            rule_id = rule if "." in rule else f"{side(stream)}.{rule}"
+            self._out.find(rule_id, record.seq, stream, sentence)
         if not record.terminated:
             self._out.find(f"{side(stream)}.unterminated", record.seq, stream,
                            "the stream ended in the middle of this line, with no newline")

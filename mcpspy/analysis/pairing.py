@@ -110,7 +110,7 @@ class Pairing:
         long_lived = method in LONG_LIVED
         exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
         message.exchange = exchange
-        space = self._server if stream is S2C else self._client
+        space = self._sent_on(stream)
         if valid_id(request_id):
             first = space.pending.get(request_id)
             if first is not None:
@@ -139,7 +139,7 @@ class Pairing:
         key = message.id
         if not valid_id(key):
             return None
-        space = self._client if stream is S2C else self._server
+        space = self._answered_on(stream)
         exchange = space.pending.pop(key, None)
         if exchange is None:
             self._stray(message, space.closed.get(key), code)
