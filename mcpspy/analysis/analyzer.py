@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.capabilities import Capabilities
-from mcpspy.analysis.era import EraTracker
+from mcpspy.analysis.era import EraTracker, meta_version
 from mcpspy.analysis.jsonrpc import Parsed, classify_line, preview, valid_id_code
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -26,25 +26,30 @@ from mcpspy.analysis.model import (
     LifecycleSeen,
     Message,
 )
-from mcpspy.analysis.pairing import Pairing, params_of
+from mcpspy.analysis.pairing import Pairing, meta_in, params_of
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.shapes import RESULT_DEFS, log_message_problem, result_problem
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 
 MULTILINE_MAX_LINES = 500
 TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
-PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
+# Enum members as module constants: on Python 3.11 ``Kind.REQUEST`` runs Python code per access.
+REQUEST, NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
+RESPONSE, ERROR_RESPONSE = Kind.RESPONSE, Kind.ERROR_RESPONSE
+NOT_JSON, INVALID, STDERR = Kind.NOT_JSON, Kind.INVALID, Kind.STDERR
+PROTOCOL_KINDS = (REQUEST, NOTIFICATION, RESPONSE, ERROR_RESPONSE)  # a tuple: `in` tests identity first
+C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
 
 
 def side(stream: Stream) -> str:
     """The prefix of the framing rules for a pipe."""
-    return "stdout" if stream is Stream.S2C else "stdin"
+    return "stdout" if stream is S2C else "stdin"
 
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     """A line on its own, with no history: its message, and what its framing says (None for stderr)."""
-    if record.stream is Stream.ERR:
-        return Message(record.seq, record.t, record.stream, Kind.STDERR, record.data, record.terminated), None
+    if record.stream is ERR:
+        return Message(record.seq, record.t, record.stream, STDERR, record.data, record.terminated), None
     parsed = classify_line(record.data)
     message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
                       parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
@@ -60,7 +65,11 @@ class Analyzer:
         self._pairing = Pairing(self._out)
         self._era = EraTracker(self._out)
         self._capabilities = Capabilities(self._out)
-        self._multiline: dict[str, list[Message]] = {Stream.C2S.value: [], Stream.S2C.value: []}
+        self._multiline: dict[Stream, list[Message]] = {C2S: [], S2C: []}
+        self._revision = self._era.revision  # bound once: capabilities asks it per request
+        # The 2026-07-28 revision each pending client request carries, read from its _meta once:
+        # the era's rules and the shape check hold its reply to it.
+        self._pending_versions: dict[int, str] = {}
         self._stdin_closed = False
         self._finished = False
 
@@ -128,7 +137,7 @@ class Analyzer:
         self._out.events = []
         if not self._finished:
             self._finished = True
-            for stream in (Stream.C2S, Stream.S2C):
+            for stream in (C2S, S2C):
                 self._flush_multiline(stream)
             self._pairing.finish()
         return self._out.events
@@ -149,7 +158,7 @@ class Analyzer:
             self._server_exited(record)
 
     def _server_exited(self, record: LifecycleRecord) -> None:
-        in_flight = self._pairing.in_flight(Stream.C2S)
+        in_flight = self._pairing.in_flight(C2S)
         clean_exit = record.details.get("code") == 0 and self._stdin_closed
         if not in_flight or clean_exit:  # a clean exit after EOF: finish() calls them unanswered
             return
@@ -162,7 +171,7 @@ class Analyzer:
 
     def _line(self, message: Message, parsed: Parsed) -> None:
         stream = message.stream
-        if self._multiline[stream.value] and self._continue_multiline(message, parsed):
+        if self._multiline[stream] and self._continue_multiline(message, parsed):
             return
         self._out.message(message)
         for rule, sentence in parsed.problems:
@@ -180,27 +189,27 @@ class Analyzer:
 
     def _start_multiline(self, message: Message) -> bool:
         stripped = message.raw.strip()
-        if stripped[:1] in (b"{", b"[") and not self._multiline[message.stream.value]:
-            self._multiline[message.stream.value] = [message]
+        if stripped[:1] in (b"{", b"[") and not self._multiline[message.stream]:
+            self._multiline[message.stream] = [message]
             return True
         return False
 
     def _continue_multiline(self, message: Message, parsed: Parsed) -> bool:
-        group = self._multiline[message.stream.value]
+        group = self._multiline[message.stream]
         if not group:
             return False
         # Inside a pretty-printed message, a line may parse alone ("2026-07-28", 3): still a fragment.
-        fragment = parsed.kind is Kind.NOT_JSON or (
-            parsed.kind is Kind.INVALID and not isinstance(parsed.payload, dict | list))
+        fragment = parsed.kind is NOT_JSON or (
+            parsed.kind is INVALID and not isinstance(parsed.payload, dict | list))
         if not fragment or len(group) >= MULTILINE_MAX_LINES:
             self._flush_multiline(message.stream)
             return False
         group.append(message)
         self._out.message(message)
         joined = classify_line(b"\n".join(m.raw for m in group))
-        if joined.kind is Kind.NOT_JSON:
+        if joined.kind is NOT_JSON:
             return True
-        self._multiline[message.stream.value] = []
+        self._multiline[message.stream] = []
         first = group[0]
         what = f"id {joined.id!r}" if joined.has_id else (joined.method or "a message")
         self._out.find(f"{side(message.stream)}.multiline-json", first.seq, message.stream,
@@ -215,7 +224,7 @@ class Analyzer:
 
     def _flush_multiline(self, stream: Stream) -> None:
         """The group never became JSON: each of its lines is plain stray text."""
-        group, self._multiline[stream.value] = self._multiline[stream.value], []
+        group, self._multiline[stream] = self._multiline[stream], []
         for m in group:
             self._out.find(f"{side(stream)}.not-json", m.seq, stream, f"{preview(m.raw)} is not JSON")
 
@@ -224,26 +233,31 @@ class Analyzer:
     def _protocol(self, message: Message, parsed: Parsed) -> None:
         if parsed.glued_prefix is not None:
             lost = f"the response to id {parsed.id!r}" if parsed.kind in (
-                Kind.RESPONSE, Kind.ERROR_RESPONSE) else f"this {parsed.kind.value}"
+                RESPONSE, ERROR_RESPONSE) else f"this {parsed.kind.value}"
             self._out.find(f"{side(message.stream)}.glued-prefix", message.seq, message.stream,
                            f"the stray text {preview(parsed.glued_prefix)} was glued before a JSON message, "
                            f"so the other side cannot parse the line and loses {lost}")
-        if parsed.kind is Kind.REQUEST:
+        if parsed.kind is REQUEST:
             self._request(message)
-        elif parsed.kind is Kind.NOTIFICATION:
+        elif parsed.kind is NOTIFICATION:
             self._notification(message)
         else:
             self._response(message)
 
     def _request(self, message: Message) -> None:
-        exchange = self._pairing.request(message)
+        params = params_of(message)
+        meta = meta_in(params)  # taken once here: pairing and the era both read it
+        exchange = self._pairing.request(message, params, meta)
         self.exchanges.append(exchange)
-        if message.stream is Stream.C2S:
-            self._era.client_request(message, exchange)
+        if message.stream is C2S:
+            version = meta_version(meta)
+            if version is not None:
+                self._pending_versions[message.seq] = version
+            self._era.client_request(message, exchange, version)
             if message.method == "initialize":
                 self._capabilities.learn_client(message)
             else:
-                self._capabilities.client_request(message, self._era.revision)
+                self._capabilities.client_request(message, version, self._revision)
         else:
             self._era.server_request(message)
             self._capabilities.server_request(message, self._era.protocol_version)
@@ -253,7 +267,7 @@ class Analyzer:
             self._pairing.cancel(message)
         elif message.method == "notifications/progress":
             self._pairing.progress(message)
-        elif message.stream is Stream.C2S:
+        elif message.stream is C2S:
             self._era.client_notification(message)
         else:
             self._capabilities.server_notification(message)
@@ -264,25 +278,30 @@ class Analyzer:
                                    f"the log message is malformed: {problem}")
 
     def _response(self, message: Message) -> None:
-        if message.stream is Stream.C2S:
+        if message.stream is C2S:
             self._era.client_response(message)
-        error = message.payload.get("error")
-        code = error.get("code") if isinstance(error, dict) else None
+        code = None
+        if message.kind is ERROR_RESPONSE:  # a RESPONSE has no "error" (classify_message)
+            error = message.payload.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
         exchange = self._pairing.response(message, code if valid_id_code(code) else None)
         if exchange is None:
             return
-        request = self._out.by_seq.get(exchange.request_seq)
-        if exchange.stream is Stream.C2S:
-            self._era.reply(exchange, message, code, request)
+        request = self._out.by_seq.get(exchange.request_seq)  # never None: requests are seen first
+        version = None
+        if exchange.stream is C2S:  # an exchange is answered once: its version is needed no more
+            version = self._pending_versions.pop(exchange.request_seq, None)
+            self._era.reply(exchange, message, code, request, version)
             self._capabilities.learn_server(exchange.method, message)
-        if request is not None and message.kind is Kind.RESPONSE:
-            self._check_shape(exchange, message, request)
+        if request is not None and message.kind is RESPONSE:
+            self._check_shape(exchange, message, request, version)
 
-    def _check_shape(self, exchange: Exchange, message: Message, request: Message) -> None:
+    def _check_shape(self, exchange: Exchange, message: Message, request: Message,
+                     version: str | None) -> None:
         result: Any = message.payload.get("result")
         if exchange.method not in RESULT_DEFS or not isinstance(result, dict):
             return
-        revision = self._era.revision(request)
+        revision = self._era.revision(request, version)
         if revision is None or (revision == TASKS_REVISION and "task" in params_of(request)):
             return  # a task-augmented request is answered with a CreateTaskResult instead
         problem = result_problem(exchange.method, exchange.stream, revision, result)

@@ -54,19 +54,25 @@ class Capabilities:
             self.client = capabilities
 
     def learn_server(self, method: str, reply: Message) -> None:
+        if method != "initialize" and method != "server/discover":
+            return
         result = reply.payload.get("result")
-        if method in ("initialize", "server/discover") and isinstance(result, dict):
+        if isinstance(result, dict):
             capabilities = result.get("capabilities")
             if isinstance(capabilities, dict):
                 self.server = capabilities
 
-    def client_request(self, message: Message, revision_of: Callable[[Message], str | None]) -> None:
+    def client_request(self, message: Message, version: str | None,
+                       revision_of: Callable[[Message, str | None], str | None]) -> None:
+        """``revision_of(message, version)`` is the request's revision, asked only when it matters."""
+        if self.server is None:
+            return
         feature = SERVER_FEATURES.get(message.method or "")
-        if feature is None or self.server is None:
+        if feature is None:
             return
         name, flag, since = feature
         if since:
-            revision = revision_of(message)
+            revision = revision_of(message, version)
             if revision is None or revision < since:
                 return
         if not _declared(self.server, name, flag):

@@ -22,11 +22,19 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 LEGACY_REVISIONS = frozenset(REVISIONS[:4])
 CACHEABLE = frozenset({"server/discover", "tools/list", "prompts/list", "resources/list",
                        "resources/templates/list", "resources/read"})
+UNKNOWN, MODERN, LEGACY = Era.UNKNOWN, Era.MODERN, Era.LEGACY  # Enum class attributes are slow on 3.11
+PENDING = ExchangeState.PENDING
+RESPONSE = Kind.RESPONSE
+C2S = Stream.C2S
 
 
 def modern_version(request: Message) -> str | None:
     """The request's own revision, when it carries the per-request fields of 2026-07-28."""
-    meta = meta_of(request)
+    return meta_version(meta_of(request))
+
+
+def meta_version(meta: dict[str, Any]) -> str | None:
+    """``modern_version`` of the request whose _meta this is."""
     version = meta.get(META_VERSION)
     return version if isinstance(version, str) and META_CAPABILITIES in meta else None
 
@@ -34,7 +42,7 @@ def modern_version(request: Message) -> str | None:
 class EraTracker:
     def __init__(self, out: Reporter) -> None:
         self._out = out
-        self.era = Era.UNKNOWN
+        self.era = UNKNOWN
         self.protocol_version: str | None = None
         self.supported_versions: list[str] | None = None
         self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
@@ -48,22 +56,26 @@ class EraTracker:
     def handshake_open(self) -> bool:
         """A legacy handshake is under way or done, and the client has not sent initialized yet."""
         return self._initialize is not None and not self._initialized_sent and (
-            self._initialize_ok or self._initialize.state is ExchangeState.PENDING)
+            self._initialize_ok or self._initialize.state is PENDING)
 
-    def revision(self, request: Message) -> str | None:
-        """The revision whose schema the exchange this request opens is held to."""
-        if self.era is Era.LEGACY:
+    def revision(self, request: Message, version: str | None) -> str | None:
+        """The revision whose schema the exchange this request opens is held to.
+
+        ``version`` is the request's ``modern_version``, which the caller has already read.
+        """
+        if self.era is LEGACY:
             if self.protocol_version in LEGACY_REVISIONS:
                 return self.protocol_version
             if request.method == "initialize":  # its result named no known revision: the one asked for
                 requested = params_of(request).get("protocolVersion")
                 return requested if isinstance(requested, str) else None
             return None
-        return modern_version(request) if request.stream is Stream.C2S else None
+        return version if request.stream is C2S else None
 
     # --- what the client sends
 
-    def client_request(self, message: Message, exchange: Exchange) -> None:
+    def client_request(self, message: Message, exchange: Exchange, version: str | None) -> None:
+        """``version`` is the request's ``modern_version``."""
         method = message.method or ""
         if method == "initialize":
             if self._initialize_ok:
@@ -72,21 +84,20 @@ class EraTracker:
                                f"{self._initialize.reply_seq if self._initialize else '?'}")
             self._initialize = exchange
             return
-        version = modern_version(message)
         if version is not None:
-            if self.era is Era.UNKNOWN:
-                self.era = Era.MODERN
+            if self.era is UNKNOWN:
+                self.era = MODERN
                 self.protocol_version = version
-        elif self.era is Era.LEGACY:
+        elif self.era is LEGACY:
             if not self._initialized_sent and not self._initialized_flagged and method != "ping":
                 self._initialized_flagged = True
                 self._out.find("legacy.initialized-missing", message.seq, message.stream,
                                f"{method} was sent before notifications/initialized")
-        elif self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
+        elif self._initialize is not None and self._initialize.state is PENDING:
             self._held.append(message)
         else:
             self._flag_meta_missing(message)
-        if method == "ping" and self.era is Era.MODERN:
+        if method == "ping" and self.era is MODERN:
             self._out.find("ping.modern", message.seq, message.stream, "ping was removed in 2026-07-28")
 
     def client_notification(self, message: Message) -> None:
@@ -94,14 +105,14 @@ class EraTracker:
             return
         initialize = self._initialize
         if initialize is not None and not self._initialize_ok:
-            when = ("before initialize was answered" if initialize.state is ExchangeState.PENDING
+            when = ("before initialize was answered" if initialize.state is PENDING
                     else f"after initialize failed (seq {initialize.reply_seq})")
             self._out.find("legacy.initialized-early", message.seq, message.stream,
                            f"notifications/initialized was sent {when}", related_seq=initialize.request_seq)
         self._initialized_sent = True
 
     def client_response(self, message: Message) -> None:
-        if self.era is Era.MODERN:
+        if self.era is MODERN:
             self._out.find("direction.client-response", message.seq, message.stream,
                            "the client wrote a response on stdin; in 2026-07-28 clients send none")
 
@@ -109,7 +120,7 @@ class EraTracker:
 
     def server_request(self, message: Message) -> None:
         method = message.method or ""
-        if self.era is Era.MODERN:
+        if self.era is MODERN:
             self._out.find("direction.server-request", message.seq, message.stream,
                            f"the server sent a {method} request; in 2026-07-28 servers send no requests")
         elif method != "ping" and self.handshake_open:
@@ -117,8 +128,9 @@ class EraTracker:
                            f"the server sent {method} (id {message.id!r}) before the client's "
                            "notifications/initialized")
 
-    def reply(self, exchange: Exchange, message: Message, code: Any, request: Message | None) -> None:
-        """Rules on a server's reply to a client request."""
+    def reply(self, exchange: Exchange, message: Message, code: Any, request: Message | None,
+              version: str | None) -> None:
+        """Rules on a server's reply to a client request; ``version`` is the request's ``modern_version``."""
         result = message.payload.get("result")
         if exchange.method == "initialize":
             self._initialize_answered(message, result, request)
@@ -129,14 +141,13 @@ class EraTracker:
                 self._out.find("error.unsupported-version-data", message.seq, message.stream,
                                "-32022 without data.supported: the client cannot pick a version to retry "
                                "with")
-        elif isinstance(code, int) and -32019 <= code <= -32000 and self.era is not Era.LEGACY:
+        elif isinstance(code, int) and -32019 <= code <= -32000 and self.era is not LEGACY:
             self._out.find("jsonrpc.deprecated-error-code", message.seq, message.stream,
                            f"error code {code} is in the pre-MCP range -32000..-32019")
         if exchange.request_seq in self._meta_missing:
             self._check_not_rejected(exchange, message)
-        if self.era is Era.LEGACY or message.kind is not Kind.RESPONSE or not isinstance(result, dict):
+        if self.era is LEGACY or message.kind is not RESPONSE or not isinstance(result, dict):
             return
-        version = modern_version(request) if request is not None else None
         if version is not None:
             self._modern_result(exchange, message, result, version)
 
@@ -159,8 +170,8 @@ class EraTracker:
 
     def _initialize_answered(self, message: Message, result: Any, request: Message | None) -> None:
         held, self._held = self._held, []
-        if message.kind is Kind.RESPONSE and isinstance(result, dict):
-            self.era = Era.LEGACY
+        if message.kind is RESPONSE and isinstance(result, dict):
+            self.era = LEGACY
             self._initialize_ok = True
             version = result.get("protocolVersion")
             self.protocol_version = version if isinstance(version, str) else None
@@ -172,8 +183,8 @@ class EraTracker:
                                    f"{early.method} (id {early.id!r}) was sent before initialize was "
                                    f"answered (seq {message.seq})")
             return
-        if self.era is Era.UNKNOWN:  # a modern server rejected initialize: the process is modern
-            self.era = Era.MODERN
+        if self.era is UNKNOWN:  # a modern server rejected initialize: the process is modern
+            self.era = MODERN
         for request_held in held:
             self._flag_meta_missing(request_held)
 
@@ -198,7 +209,7 @@ class EraTracker:
             self._check_not_rejected(exchange, self._out.by_seq[exchange.reply_seq])
 
     def _check_not_rejected(self, exchange: Exchange, reply: Message) -> None:
-        if reply.kind is Kind.RESPONSE:
+        if reply.kind is RESPONSE:
             self._out.find("meta.not-rejected", reply.seq, reply.stream,
                            f"the server answered {exchange.method} (id {exchange.id!r}), which had no _meta, "
                            "instead of rejecting it with -32602", related_seq=exchange.request_seq)

@@ -16,6 +16,10 @@ from mcpspy.analysis.model import Kind
 CONTENT_LENGTH = re.compile(rb"^\s*Content-(Length|Type)\s*:", re.IGNORECASE)
 PREVIEW = 40
 ID_TYPES = (str, int)
+# Enum members as module constants: on Python 3.11 ``Kind.REQUEST`` runs Python code per access.
+REQUEST, NOTIFICATION, RESPONSE, ERROR_RESPONSE = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE,
+                                                   Kind.ERROR_RESPONSE)
+INVALID, NOT_JSON = Kind.INVALID, Kind.NOT_JSON
 
 
 @dataclass(slots=True)
@@ -48,7 +52,7 @@ def classify_line(raw: bytes) -> Parsed:
         problems.append(("crlf", "the line ends in \\r\\n"))
     if not body or body.isspace():  # not strip(): that copies every line
         problems.append(("blank-line", "an empty line"))
-        return Parsed(Kind.NOT_JSON, problems=problems)
+        return Parsed(NOT_JSON, problems=problems)
     try:
         payload = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -56,23 +60,19 @@ def classify_line(raw: bytes) -> Parsed:
             body.decode("utf-8")
         except UnicodeDecodeError as exc:
             problems.append(("invalid-utf8", f"the line is not valid UTF-8 (byte {exc.start})"))
-            return Parsed(Kind.NOT_JSON, problems=problems)
+            return Parsed(NOT_JSON, problems=problems)
         if CONTENT_LENGTH.match(body):
             problems.append(("content-length", f"a header line {preview(body)}: LSP framing, not MCP"))
-            return Parsed(Kind.NOT_JSON, problems=problems)
+            return Parsed(NOT_JSON, problems=problems)
         glued = _split_glued(body)
         if glued is not None:
             prefix, message = glued
-            parsed = classify_message(message)
+            parsed = classify_message(message, problems)
             parsed.glued_prefix = prefix
-            parsed.problems[:0] = problems
             return parsed
         problems.append(("not-json", f"{preview(body)} is not JSON"))
-        return Parsed(Kind.NOT_JSON, problems=problems)
-    parsed = classify_message(payload)
-    if problems:
-        parsed.problems[:0] = problems
-    return parsed
+        return Parsed(NOT_JSON, problems=problems)
+    return classify_message(payload, problems)
 
 
 def _split_glued(body: bytes) -> tuple[bytes, Any] | None:
@@ -90,14 +90,19 @@ def _split_glued(body: bytes) -> tuple[bytes, Any] | None:
     return None
 
 
-def classify_message(payload: Any) -> Parsed:
-    """Classify a parsed JSON value; envelope problems use full rule ids."""
+def classify_message(payload: Any, problems: list[tuple[str, str]] | None = None) -> Parsed:
+    """Classify a parsed JSON value; envelope problems use full rule ids.
+
+    ``problems`` already found on the line come first (the list is extended, not copied).
+    """
+    if problems is None:
+        problems = []
     if isinstance(payload, list):
-        return Parsed(Kind.INVALID, payload, problems=[("jsonrpc.batch", "a JSON array (a batch)")])
+        problems.append(("jsonrpc.batch", "a JSON array (a batch)"))
+        return Parsed(INVALID, payload, problems=problems)
     if not isinstance(payload, dict):
-        problem = ("jsonrpc.invalid", "a JSON value that is not an object")
-        return Parsed(Kind.INVALID, payload, problems=[problem])
-    problems: list[tuple[str, str]] = []
+        problems.append(("jsonrpc.invalid", "a JSON value that is not an object"))
+        return Parsed(INVALID, payload, problems=problems)
     if payload.get("jsonrpc") != "2.0":
         got = payload.get("jsonrpc", None)
         problems.append(("jsonrpc.version", f'"jsonrpc" is {orjson.dumps(got).decode()}, not "2.0"'))
@@ -107,15 +112,17 @@ def classify_message(payload: Any) -> Parsed:
     if "method" in payload:
         if not isinstance(method, str):
             problems.append(("jsonrpc.invalid", "method is not a string"))
-            return Parsed(Kind.INVALID, payload, msg_id, has_id, problems=problems)
+            return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
         if not has_id:
-            return Parsed(Kind.NOTIFICATION, payload, None, False, method, problems=problems)
-        _check_request_id(msg_id, problems)
-        return Parsed(Kind.REQUEST, payload, msg_id, True, method, problems=problems)
-    if "result" in payload or "error" in payload:
-        if "result" in payload and "error" in payload:
+            return Parsed(NOTIFICATION, payload, None, False, method, problems=problems)
+        if type(msg_id) not in ID_TYPES:  # valid_id, inline: every request passes here
+            _check_request_id(msg_id, problems)
+        return Parsed(REQUEST, payload, msg_id, True, method, problems=problems)
+    has_result, has_error = "result" in payload, "error" in payload
+    if has_result or has_error:
+        if has_result and has_error:
             problems.append(("jsonrpc.result-and-error", "the response has both result and error"))
-        if "error" in payload:
+        if has_error:
             error = payload["error"]
             if not (isinstance(error, dict) and valid_id_code(error.get("code"))
                     and isinstance(error.get("message"), str)):
@@ -123,15 +130,15 @@ def classify_message(payload: Any) -> Parsed:
             if has_id and msg_id is not None and not valid_id(msg_id):
                 problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
                                  "or an integer"))
-            return Parsed(Kind.ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
+            return Parsed(ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
         if not has_id or msg_id is None:
             problems.append(("jsonrpc.null-id", "a result with a null or missing id answers nothing"))
-        elif not valid_id(msg_id):
+        elif type(msg_id) not in ID_TYPES:  # valid_id, inline: every response passes here
             problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
                              "or an integer"))
-        return Parsed(Kind.RESPONSE, payload, msg_id, has_id, problems=problems)
+        return Parsed(RESPONSE, payload, msg_id, has_id, problems=problems)
     problems.append(("jsonrpc.invalid", "an object with neither a method nor a result or error"))
-    return Parsed(Kind.INVALID, payload, msg_id, has_id, problems=problems)
+    return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
 
 
 def valid_id_code(code: Any) -> bool:

@@ -3,6 +3,10 @@
 A response pairs with the pending request of the same id sent the other way;
 1 and "1" are different ids. Pending requests are kept in sending order, so
 the oldest one is always the first left.
+
+Ids key the dicts as they are: a valid id is an exact str or int (orjson's
+types), and no str equals an int, so 1 and "1" never meet. Enum members are
+module constants here: on Python 3.11 ``Stream.C2S`` runs Python code per access.
 """
 
 from __future__ import annotations
@@ -20,17 +24,10 @@ from mcpspy.capture.records import Stream
 
 LONG_LIVED = frozenset({"subscriptions/listen"})
 PARSE_ERRORS = frozenset({-32700, -32600})
-IdKey = tuple[str, Any]
-
-
-def id_key(value: Any) -> IdKey:
-    """1 and "1" are different ids."""
-    return (type(value).__name__, value)
-
-
-def opposite(stream: Stream) -> Stream:
-    return Stream.S2C if stream is Stream.C2S else Stream.C2S
-
+IdKey = str | int  # a valid id (see the module docstring)
+C2S, S2C = Stream.C2S, Stream.S2C
+ERROR_RESPONSE = Kind.ERROR_RESPONSE
+ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
 
 NO_FIELDS: dict[str, Any] = {}  # never written to
 
@@ -42,7 +39,12 @@ def params_of(message: Message) -> dict[str, Any]:
 
 
 def meta_of(message: Message) -> dict[str, Any]:
-    meta = params_of(message).get("_meta")
+    return meta_in(params_of(message))
+
+
+def meta_in(params: dict[str, Any]) -> dict[str, Any]:
+    """The _meta of params already taken from their message."""
+    meta = params.get("_meta")
     return meta if isinstance(meta, dict) else NO_FIELDS
 
 
@@ -58,12 +60,21 @@ class IdSpace:
     # the front scans past its deleted slots until it is resized.)
     sent_order: deque[Exchange] = field(default_factory=deque)
 
+    def oldest_waiting(self) -> Exchange | None:
+        """The oldest pending request that is not long-lived (what every reply is compared with)."""
+        order, pending = self.sent_order, self.pending
+        while order:
+            oldest = order[0]
+            if pending.get(oldest.id) is oldest:
+                return oldest
+            order.popleft()
+        return None
+
     def waiting(self) -> Iterator[Exchange]:
         """The pending requests that are not long-lived, oldest first."""
+        self.oldest_waiting()  # prunes the front
         order, pending = self.sent_order, self.pending
-        while order and pending.get(id_key(order[0].id)) is not order[0]:
-            order.popleft()
-        return (e for e in order if pending.get(id_key(e.id)) is e)
+        return (e for e in order if pending.get(e.id) is e)
 
 
 class Pairing:
@@ -76,8 +87,12 @@ class Pairing:
         self._task_augmented: set[int] = set()  # request seqs whose progress outlives the reply
 
     def _sent_on(self, stream: Stream) -> IdSpace:
-        """The id space of the requests sent on this pipe (an `is` test: Enum hashing is slow)."""
-        return self._server if stream is Stream.S2C else self._client
+        """The id space of the requests sent on this pipe."""
+        return self._server if stream is S2C else self._client
+
+    def _answered_on(self, stream: Stream) -> IdSpace:
+        """The id space of the requests a reply or a progress on this pipe is about."""
+        return self._client if stream is S2C else self._server
 
     @property
     def pending(self) -> list[Exchange]:
@@ -89,27 +104,27 @@ class Pairing:
 
     # --- requests and responses
 
-    def request(self, message: Message) -> Exchange:
-        stream, method = message.stream, message.method or ""
-        exchange = Exchange(message.seq, stream, message.id, method, message.t,
-                            long_lived=method in LONG_LIVED)
+    def request(self, message: Message, params: dict[str, Any], meta: dict[str, Any]) -> Exchange:
+        """Open the exchange of a request; ``params`` and ``meta`` are its own, taken once by the caller."""
+        stream, method, request_id = message.stream, message.method or "", message.id
+        long_lived = method in LONG_LIVED
+        exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
         message.exchange = exchange
         space = self._sent_on(stream)
-        if valid_id(message.id):
-            key = id_key(message.id)
-            first = space.pending.get(key)
+        if valid_id(request_id):
+            first = space.pending.get(request_id)
             if first is not None:
                 self._out.find("pairing.duplicate-id", message.seq, stream,
-                               f"id {message.id!r} is already in flight ({first.method}, "
+                               f"id {request_id!r} is already in flight ({first.method}, "
                                f"seq {first.request_seq})")
             else:
-                space.pending[key] = exchange
-                if not exchange.long_lived:
+                space.pending[request_id] = exchange
+                if not long_lived:
                     space.sent_order.append(exchange)
-        token = meta_of(message).get("progressToken")
+        token = meta.get("progressToken")
         if token is not None and valid_id(token):
-            space.progress_tokens[id_key(token)] = exchange
-            if "task" in params_of(message):
+            space.progress_tokens[token] = exchange
+            if "task" in params:
                 self._task_augmented.add(message.seq)
         return exchange
 
@@ -117,19 +132,19 @@ class Pairing:
         """Pair a response; the exchange when it answers a pending request, None for a stray one."""
         stream = message.stream
         if message.id is None:
-            if message.kind is Kind.ERROR_RESPONSE and code not in PARSE_ERRORS:
+            if message.kind is ERROR_RESPONSE and code not in PARSE_ERRORS:
                 self._out.find("jsonrpc.null-id", message.seq, stream,
                                f"an error ({code}) with no id, though no unreadable request preceded it")
             return None  # an id-less parse error is legal: the id could not be read
-        if not valid_id(message.id):
+        key = message.id
+        if not valid_id(key):
             return None
-        key = id_key(message.id)
-        space = self._sent_on(opposite(stream))
+        space = self._answered_on(stream)
         exchange = space.pending.pop(key, None)
         if exchange is None:
             self._stray(message, space.closed.get(key), code)
             return None
-        oldest = next(space.waiting(), None)
+        oldest = space.oldest_waiting()
         space.closed[key] = exchange
         self._pair(exchange, message)
         if oldest is not None and oldest.request_seq < exchange.request_seq:
@@ -143,9 +158,9 @@ class Pairing:
         if closed is None:
             self._out.find("pairing.unknown-id", message.seq, message.stream,
                            f"a reply to id {message.id!r}, but no request with that id is pending")
-        elif closed.state is ExchangeState.CANCELLED and closed.reply_seq is None:
+        elif closed.state is CANCELLED and closed.reply_seq is None:
             self._pair(closed, message)
-            closed.state = ExchangeState.CANCELLED
+            closed.state = CANCELLED
             self._out.find("pairing.reply-after-cancel", message.seq, message.stream,
                            f"a reply to {closed.method} (id {message.id!r}), cancelled at seq "
                            f"{closed.cancel_seq}",
@@ -158,8 +173,7 @@ class Pairing:
     def _pair(self, exchange: Exchange, message: Message) -> None:
         exchange.reply_seq = message.seq
         exchange.reply_t = message.t
-        failed = message.kind is Kind.ERROR_RESPONSE
-        exchange.state = ExchangeState.ERROR if failed else ExchangeState.ANSWERED
+        exchange.state = ERROR if message.kind is ERROR_RESPONSE else ANSWERED
         message.exchange = exchange
         message.method = exchange.method
         self._out.updated(exchange)
@@ -169,7 +183,7 @@ class Pairing:
     def cancel(self, message: Message) -> None:
         request_id = params_of(message).get("requestId")
         # The requester cancels its own request: a cancel on c2s names a c2s request.
-        key = id_key(request_id) if valid_id(request_id) else None
+        key = request_id if valid_id(request_id) else None
         space = self._sent_on(message.stream)
         exchange = None if key is None else space.pending.pop(key, None)
         if key is None or exchange is None:
@@ -177,19 +191,20 @@ class Pairing:
                 self._out.find("cancel.unknown-request", message.seq, message.stream,
                                f"the cancel names id {request_id!r}, which is not in flight")
             return
-        if exchange.method == "initialize" and message.stream is Stream.C2S:
+        if exchange.method == "initialize" and message.stream is C2S:
             self._out.find("cancel.initialize", message.seq, message.stream,
                            f"the client cancelled initialize (id {request_id!r})",
                            related_seq=exchange.request_seq)
         space.closed[key] = exchange
-        exchange.state = ExchangeState.CANCELLED
+        exchange.state = CANCELLED
         exchange.cancel_seq = message.seq
         self._out.updated(exchange)
 
     def progress(self, message: Message) -> None:
         """Progress travels against its request: the receiver of a request reports on it."""
         params = params_of(message)
-        token, value = params.get("progressToken"), params.get("progress")
+        token: Any = params.get("progressToken")
+        value = params.get("progress")
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
         number: float | None = value if is_number else None
         if not valid_id(token) or number is None:
@@ -200,7 +215,7 @@ class Pairing:
                            f"the progress notification's params.{field} is {got}; it must be {wanted}")
             if not valid_id(token):
                 return
-        exchange = self._sent_on(opposite(message.stream)).progress_tokens.get(id_key(token))
+        exchange = self._answered_on(message.stream).progress_tokens.get(token)
         if exchange is None:
             self._out.find("progress.unknown-token", message.seq, message.stream,
                            f"progress for token {token!r}, which no request carried")
@@ -236,7 +251,7 @@ class Pairing:
     def give_up(self, exchanges: list[Exchange]) -> None:
         """These will never be answered (the server is gone)."""
         for exchange in exchanges:
-            self._sent_on(exchange.stream).pending.pop(id_key(exchange.id), None)
+            self._sent_on(exchange.stream).pending.pop(exchange.id, None)
             exchange.state = ExchangeState.UNANSWERED
             self._out.updated(exchange)
 

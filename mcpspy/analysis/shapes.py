@@ -27,6 +27,7 @@ ANSWERED_BY_CLIENT = frozenset({"roots/list", "sampling/createMessage", "elicita
 # 2026-07-28 results: result.missing-result-type and cache.missing-ttl already name these when absent.
 OWNED_ELSEWHERE = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 MODERN = "2026-07-28"
+S2C = Stream.S2C  # an Enum class attribute runs Python code per access on 3.11
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
 
 
@@ -48,7 +49,7 @@ def result_problem(method: str, request_stream: Stream, revision: str, result: d
     None too when mcpspy has no schema for it: unknown methods and revisions,
     a method answered from the wrong side, a result that is not final.
     """
-    definition = _definition(method, request_stream is Stream.S2C, revision)
+    definition = _definition(method, request_stream is S2C, revision)
     if definition is None:
         return None
     name, check = definition

@@ -16,11 +16,8 @@ traffic is listed and analysed in the same step.
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -44,7 +41,6 @@ READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
 PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
 TIMELINE_SHOWN = 200  # the newest exchanges
-FREEZE_AFTER = 20_000  # messages analysed in one go: worth keeping out of garbage collections
 
 
 @dataclass
@@ -205,30 +201,3 @@ class CaptureFeed:
             elif isinstance(ev, FindingRaised):
                 batch.findings.append(ev.finding)
                 batch.changed.add(ev.finding.seq)
-
-
-@contextmanager
-def collector_paused() -> Iterator[Callable[[int], None]]:
-    """No cyclic garbage collection while a backlog is analysed; yields the call that resumes it.
-
-    A 100,000-message capture becomes millions of long-lived objects (messages, parsed
-    payloads), and each full collection would walk them all again: a third of the load
-    time, and pauses of half a second on the UI thread. After a big backlog they are
-    frozen (kept out of later collections: they live as long as the app), else the first
-    collection would walk them all once more, a second or two.
-    """
-    paused = gc.isenabled()
-    gc.disable()
-
-    def resume(messages: int) -> None:
-        nonlocal paused
-        if paused:
-            if messages >= FREEZE_AFTER:
-                gc.freeze()
-            gc.enable()
-            paused = False
-
-    try:
-        yield resume
-    finally:
-        resume(0)
