@@ -262,6 +262,10 @@ class Proxy:
                         forwarding = False
                         if on_write_error is not None:
                             on_write_error(exc)
+                    # A write to a pipe wakes its reader on this CPU, expecting the writer to sleep
+                    # next; this one records first. Yielding lets the woken peer run now instead of
+                    # after the recording (added latency 1.56x -> 1.26x of a bare forwarder's).
+                    os.sched_yield()
                 record(ticket, stream, t, data)
                 if not data:
                     return
