@@ -118,6 +118,7 @@ class InspectorApp(App[None]):
         self.problems: list[str] = []
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
         self.unanalysed = 0  # messages listed whose analysis is still to come
+        self.reading = False  # a backlog is still being listed
         self.header_text = ""
         self.detail_text = ""  # what the detail pane shows, as plain text
         self._detail_seq: int | None = None
@@ -229,7 +230,7 @@ class InspectorApp(App[None]):
             return
         self.snapshot = batch.snapshot
         analysis_caught_up = self.unanalysed and not batch.unanalysed
-        self.unanalysed = batch.unanalysed
+        self.unanalysed, self.reading = batch.unanalysed, batch.reading
         self.problems.extend(batch.problems)
         self.all_messages.extend(batch.messages)
         for message in batch.messages:
@@ -340,8 +341,8 @@ class InspectorApp(App[None]):
     def refresh_header(self) -> None:
         state = HeaderState(
             self.path.name, self.snapshot, self.by_severity, len(self.rows), len(self.all_messages),
-            self.unanalysed, self.follow, self.loaded, self.filter.text if self.filter else None,
-            self.problems[-1] if self.problems else None,
+            self.reading, self.unanalysed, self.follow, self.loaded,
+            self.filter.text if self.filter else None, self.problems[-1] if self.problems else None,
         )
         text = header_markup(state, self.size.width)
         self.header_text = Text.from_markup(text).plain

@@ -19,7 +19,8 @@ class HeaderState:
     by_severity: Counter[Severity]
     shown: int  # messages in the list
     total: int  # messages seen
-    unanalysed: int  # of which the analysis has not had its say yet
+    reading: bool  # a backlog is still being listed
+    unanalysed: int  # messages the analysis has not had its say on yet
     following: bool
     ended: bool
     filter_text: str | None
@@ -38,7 +39,9 @@ def header_markup(h: HeaderState, width: int) -> str:
         f"{s.pending_count} pending",
         f"[red]✖ {by[Severity.ERROR]}[/] [yellow]▲ {by[Severity.WARNING]}[/] [blue]· {by[Severity.INFO]}[/]",
     ]
-    if h.unanalysed:
+    if h.reading:
+        parts.append("[dim]reading…[/]")
+    elif h.unanalysed:
         parts.append(f"[dim]analysing, {h.unanalysed:,} to go[/]")
     if not h.following:
         parts.append("paused")

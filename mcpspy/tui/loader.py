@@ -66,6 +66,7 @@ class Batch:
     snapshot: Snapshot = field(default_factory=Snapshot)
     ended: bool = False  # the capture was read to its end (or its proxy stopped) and concluded
     unanalysed: int = 0  # messages listed but not analysed yet (a backlog being worked through)
+    reading: bool = False  # the reader is not at the end of the file yet: a backlog is being listed
     problems: list[str] = field(default_factory=list)
     opened: bool = False  # the header was just read: the UI learns the session's name and start
 
@@ -83,7 +84,7 @@ class Batch:
         self.stderr.extend(later.stderr)
         self.problems.extend(later.problems)
         self.snapshot = later.snapshot
-        self.unanalysed = later.unanalysed
+        self.unanalysed, self.reading = later.unanalysed, later.reading
         self.ended = self.ended or later.ended
         self.opened = self.opened or later.opened
 
@@ -137,7 +138,7 @@ class CaptureFeed:
             self._analyse(ANALYSE_SLICE, batch)
             if not self._unanalysed:
                 self._conclude(batch)
-        batch.unanalysed = len(self._unanalysed)
+        batch.unanalysed, batch.reading = len(self._unanalysed), not self.reader.at_end
         batch.problems.extend(self.reader.problems[self._problems_said :])
         self._problems_said = len(self.reader.problems)
         if batch:
