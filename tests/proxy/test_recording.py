@@ -7,12 +7,15 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
 from mcpspy.proxy.recording import Recording, SinkThread
+from tests.conftest import replay
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
 
@@ -162,3 +165,28 @@ def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -
     recording.finish()
     sink.close()
     assert seen == list(range(1, 101))
+
+
+chunks = st.lists(
+    st.tuples(st.sampled_from(list(Stream)), st.binary(max_size=40).map(lambda b: b.replace(b"x", b"\n"))),
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(chunks)
+def test_any_chunks_replay_to_their_bytes_whole_lines_or_not(
+    tmp_path_factory: pytest.TempPathFactory, handed: list[tuple[Stream, bytes]]
+) -> None:
+    """A chunk that is one whole line takes the short way (no split, no batch); the capture is the same."""
+    path = tmp_path_factory.mktemp("c") / "c.jsonl"
+    recording = open_recording(path)
+    for stream, data in handed:
+        ticket, t = recording.stamp()
+        recording.chunk(ticket, stream, t, data)
+    recording.finish()
+    capture = read_capture(path)
+    assert capture.problems == []
+    assert [r.seq for r in capture.records] == list(range(1, len(capture.records) + 1))
+    for stream in Stream:
+        assert replay(capture, stream) == b"".join(data for s, data in handed if s is stream)
