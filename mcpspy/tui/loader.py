@@ -31,7 +31,6 @@ from mcpspy.analysis.model import (
     ExchangeUpdated,
     Finding,
     FindingRaised,
-    Kind,
     Message,
 )
 from mcpspy.capture.reader import CaptureReader
@@ -67,12 +66,14 @@ class Batch:
     ended: bool = False  # the capture was read to its end (or its proxy stopped) and concluded
     unanalysed: int = 0  # messages listed but not analysed yet (a backlog being worked through)
     reading: bool = False  # the reader is not at the end of the file yet: a backlog is being listed
+    progressed: bool = False  # unanalysed or reading changed since the last batch
     problems: list[str] = field(default_factory=list)
     opened: bool = False  # the header was just read: the UI learns the session's name and start
 
     def __bool__(self) -> bool:
+        """News, or analysis still to do (no pause before the next step)."""
         news = self.messages or self.findings or self.changed or self.problems
-        return bool(news) or self.ended or self.opened
+        return bool(news) or self.ended or self.opened or self.progressed or self.unanalysed > 0
 
     def merge(self, later: Batch) -> None:
         """Take in a later batch; an empty one carries no snapshot."""
@@ -110,6 +111,7 @@ class CaptureFeed:
         self.last_t = 0.0
         self._unanalysed: deque[Listed] = deque()
         self._stopped = False  # the proxy's last record was read
+        self._progress = (0, False)  # (unanalysed, reading) as the last batch said
         self._problems_said = 0
         self.opened = False
         self.done = False
@@ -138,7 +140,9 @@ class CaptureFeed:
             self._analyse(ANALYSE_SLICE, batch)
             if not self._unanalysed:
                 self._conclude(batch)
-        batch.unanalysed, batch.reading = len(self._unanalysed), not self.reader.at_end
+        progress = (len(self._unanalysed), not self.reader.at_end)
+        batch.unanalysed, batch.reading = progress
+        batch.progressed, self._progress = progress != self._progress, progress
         batch.problems.extend(self.reader.problems[self._problems_said :])
         self._problems_said = len(self.reader.problems)
         if batch:
@@ -155,7 +159,7 @@ class CaptureFeed:
                 continue
             message, parsed = read_line(record)
             batch.messages.append(message)
-            if message.kind is Kind.STDERR:
+            if parsed is None:  # a stderr line
                 batch.stderr.append(message.raw.decode("utf-8", "replace"))
             queue.append((message, parsed))
         if records:

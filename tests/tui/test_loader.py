@@ -11,20 +11,22 @@ import pytest
 from mcpspy.analysis.replay import analyze_capture
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import LineRecord
+from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.tui import loader
 from mcpspy.tui.app import InspectorApp
 from tests.conftest import FIXTURES
 from tests.tui.test_app import wait_rows
 
 
-def repeated(source: Path, times: int, out: Path) -> Path:
+def repeated(source: Path, times: int, out: Path, lines_only: bool = False) -> Path:
     """``source``'s records ``times`` over, renumbered: a backlog of many slices."""
     capture = read_capture(source)
     lines = [encode_header(capture.header)]
     seq = 0
     for _ in range(times):
         for record in capture.records:
+            if lines_only and not isinstance(record, LineRecord):
+                continue  # no proxy-stopped: a session still live
             seq += 1
             lines.append(encode_record(replace(record, seq=seq)))
     out.write_bytes(b"".join(lines))
@@ -97,3 +99,20 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
         await pilot.pause()
         assert app.loaded and [m.seq for m in app.rows] == flagged
         assert "analysing" not in app.header_text
+
+
+async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, small_slices: None) -> None:
+    """Nothing new arrives after the backlog, yet the header stops saying 'analysing'."""
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "live.jsonl", lines_only=True)
+    with path.open("ab") as capture:  # a last slice whose analysis changes nothing on screen
+        for seq in range(40 * 4 + 1, 40 * 4 + 21):
+            capture.write(encode_record(LineRecord(seq, 1.0, Stream.ERR, b"log line")))
+    app = InspectorApp(path, live=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_rows(app, pilot, 40 * 4 + 20)
+        for _ in range(100):
+            if "analysing" not in app.header_text and "reading" not in app.header_text:
+                break
+            await pilot.pause(0.05)
+        assert "analysing" not in app.header_text and "reading" not in app.header_text
+        assert not app.loaded and app.findings  # still live, and analysed
