@@ -6,8 +6,9 @@
 
 Each pump is a blocking loop on a worker thread that the nursery owns. It
 takes the chunk's time and place in the record order the moment the chunk is
-read, forwards it, and only then records it, itself, while the peer is busy
-with what was just forwarded (``recording.Recording``). Trio owns everything
+read, forwards it, yields the CPU to the peer the forward woke, and only then
+records it, itself, while the peer is busy with what was just forwarded
+(``recording.Recording``). Trio owns everything
 else: the server process, signals, the exit grace; it is not woken by the
 traffic.
 """
@@ -242,9 +243,10 @@ class Proxy:
     ) -> None:
         """Copy src on through ``forward`` until EOF, on a worker thread; every chunk is recorded.
 
-        Read, stamp, forward, record: the stamp before forwarding keeps the
-        record order the order of reading; the recording after it keeps the
-        capture's work off the forwarding path. ``close_after`` is a
+        Read, stamp, forward, yield, record: the stamp before forwarding keeps
+        the record order the order of reading; the recording after it, and
+        after the peer has had the CPU, keeps the capture's work off the
+        forwarding path. ``close_after`` is a
         destination fd this pump owns and closes at the end.
         """
         recording = self.recording
