@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="fewer messages, under a minute")
-    size.add_argument("--smoke", action="store_true", help="tiny sizes, for the test suite")
+    size.add_argument("--smoke", action="store_true", help="tiny sizes: only proves every figure is produced")
     parser.add_argument(
         "--json", metavar="PATH", help="where to write the results (default: results/latest.json)"
     )

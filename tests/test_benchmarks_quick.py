@@ -21,21 +21,21 @@ def is_number(value: Any) -> bool:
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str]:
     out = tmp_path_factory.mktemp("bench") / "results.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH / "run.py"), "--smoke", "--json", str(out)],
+        [sys.executable, str(BENCH / "run.py"), "--quick", "--json", str(out)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(out.read_text()), done.stdout
 
 
-def test_latency_and_throughput_for_every_shim(smoke: tuple[dict[str, Any], str]) -> None:
-    results, _ = smoke
+def test_latency_and_throughput_for_every_shim(quick: tuple[dict[str, Any], str]) -> None:
+    results, _ = quick
     for name in OURS:
         assert is_number(results["latency"][name]["p50_us"]), results["latency"][name]
         assert is_number(results["latency"][name]["p99_us"])
@@ -44,34 +44,34 @@ def test_latency_and_throughput_for_every_shim(smoke: tuple[dict[str, Any], str]
         assert results["throughput"][name]["messages"] == results["sizes"]["throughput_messages"]
 
 
-def test_peers_are_measured_or_skipped_with_a_reason(smoke: tuple[dict[str, Any], str]) -> None:
-    results, _ = smoke
+def test_peers_are_measured_or_skipped_with_a_reason(quick: tuple[dict[str, Any], str]) -> None:
+    results, _ = quick
     for key, figure_key in (("latency", "p50_us"), ("throughput", "messages_per_s"), ("big_line", "seconds")):
         for name in PEERS:
             figure = results[key][name]
             assert is_number(figure.get(figure_key)) or figure.get("skipped") or figure.get("error"), figure
 
 
-def test_big_line_went_through_cat_and_each_shim_whole(smoke: tuple[dict[str, Any], str]) -> None:
-    results, _ = smoke
+def test_big_line_went_through_cat_and_each_shim_whole(quick: tuple[dict[str, Any], str]) -> None:
+    results, _ = quick
     for name in ("cat", "bare", "mcpspy"):
         figure = results["big_line"][name]
         assert figure["bytes"] == results["sizes"]["big_line_bytes"], figure
         assert is_number(figure["seconds"])
 
 
-def test_memory_is_sampled_during_the_run(smoke: tuple[dict[str, Any], str]) -> None:
-    memory = smoke[0]["memory"]
-    assert memory["messages"] == smoke[0]["sizes"]["memory_messages"], memory
+def test_memory_is_sampled_during_the_run(quick: tuple[dict[str, Any], str]) -> None:
+    memory = quick[0]["memory"]
+    assert memory["messages"] == quick[0]["sizes"]["memory_messages"], memory
     assert is_number(memory["rss_peak_mib"]) and memory["rss_samples"] >= 1
     assert memory["rss_peak_mib"] >= memory["rss_at_10pct_mib"] > 0
     assert isinstance(memory["flat"], bool)
 
 
 def test_offline_figures_are_produced_or_skipped_until_their_code_lands(
-    smoke: tuple[dict[str, Any], str],
+    quick: tuple[dict[str, Any], str],
 ) -> None:
-    results, _ = smoke
+    results, _ = quick
     analysis, tui = results["analysis"], results["tui"]
     assert "error" not in analysis, analysis
     assert "error" not in tui, tui
@@ -81,8 +81,8 @@ def test_offline_figures_are_produced_or_skipped_until_their_code_lands(
         assert analysis["messages"] >= results["sizes"]["capture_messages"]
 
 
-def test_ratios_targets_and_table(smoke: tuple[dict[str, Any], str]) -> None:
-    results, table = smoke
+def test_ratios_targets_and_table(quick: tuple[dict[str, Any], str]) -> None:
+    results, table = quick
     mine = results["ratios"]["mcpspy"]
     for key in ("latency_p50", "latency_p99", "throughput", "big_line_vs_cat"):
         assert is_number(mine[key]), (key, mine)
