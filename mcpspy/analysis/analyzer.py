@@ -67,9 +67,6 @@ class Analyzer:
         self._capabilities = Capabilities(self._out)
         self._multiline: dict[Stream, list[Message]] = {C2S: [], S2C: []}
         self._revision = self._era.revision  # bound once: capabilities asks it per request
-        # The 2026-07-28 revision each pending client request carries, read from its _meta once:
-        # the era's rules and the shape check hold its reply to it.
-        self._pending_versions: dict[int, str] = {}
         self._stdin_closed = False
         self._finished = False
 
@@ -250,9 +247,7 @@ class Analyzer:
         exchange = self._pairing.request(message, params, meta)
         self.exchanges.append(exchange)
         if message.stream is C2S:
-            version = meta_version(meta)
-            if version is not None:
-                self._pending_versions[message.seq] = version
+            version = exchange.version = meta_version(meta)  # its reply is held to it too
             self._era.client_request(message, exchange, version)
             if message.method == "initialize":
                 self._capabilities.learn_client(message)
@@ -288,9 +283,8 @@ class Analyzer:
         if exchange is None:
             return
         request = self._out.by_seq.get(exchange.request_seq)  # never None: requests are seen first
-        version = None
-        if exchange.stream is C2S:  # an exchange is answered once: its version is needed no more
-            version = self._pending_versions.pop(exchange.request_seq, None)
+        version = exchange.version
+        if exchange.stream is C2S:
             self._era.reply(exchange, message, code, request, version)
             self._capabilities.learn_server(exchange.method, message)
         if request is not None and message.kind is RESPONSE:

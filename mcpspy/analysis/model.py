@@ -95,6 +95,7 @@ class Exchange:
     out_of_order: bool = False  # replied while an older request of its direction was pending
     cancel_seq: int | None = None
     long_lived: bool = False  # subscriptions/listen: open for the life of the process
+    version: str | None = None  # the 2026-07-28 revision a client request carried in its _meta
 
     @property
     def latency(self) -> float | None:
