@@ -78,10 +78,15 @@ async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
         await pilot.pause()  # the list drawn with the last batch
         seconds = time.perf_counter() - start
         shown = app.message_list.row_text(app.message_list.cursor)
-    return {"seconds": seconds, "mounted_seconds": mounted,  # a small capture is whole at the first look
-            "first_rows_seconds": first_rows if first_rows is not None else seconds,
-            "listed_seconds": listed if listed is not None else seconds,
-            "messages": expected, "messages_shown": len(app.rows), "last_row": shown.strip()}
+    return {
+        "seconds": seconds,
+        "mounted_seconds": mounted,  # a small capture is whole at the first look
+        "first_rows_seconds": first_rows if first_rows is not None else seconds,
+        "listed_seconds": listed if listed is not None else seconds,
+        "messages": expected,
+        "messages_shown": len(app.rows),
+        "last_row": shown.strip(),
+    }
 
 
 def measure_tui(capture_path: Path) -> dict[str, Any]:
@@ -115,8 +120,12 @@ async def _keys_while_loading(capture_path: Path) -> dict[str, Any]:
     lags.sort()
     if not lags:
         return {"skipped": "the capture loaded before a key could be pressed"}
-    return {"keys": len(lags), "p50_ms": round(lags[len(lags) // 2], 1),
-            "p95_ms": round(lags[int(len(lags) * 0.95)], 1), "max_ms": round(lags[-1], 1)}
+    return {
+        "keys": len(lags),
+        "p50_ms": round(lags[len(lags) // 2], 1),
+        "p95_ms": round(lags[int(len(lags) * 0.95)], 1),
+        "max_ms": round(lags[-1], 1),
+    }
 
 
 def main(argv: list[str]) -> int:

@@ -80,9 +80,11 @@ def extras(results: dict[str, Any]) -> list[str]:
     else:
         lines.append(f"analysis alone: {_note(ana)}")
     if "seconds" in tui:
-        lines.append(f"TUI opens a {tui['messages']:,}-message capture: every message listed in "
-                     f"{tui['listed_seconds']:.2f} s, analysed in {tui['seconds']:.2f} s "
-                     f"(first rows after {tui['first_rows_seconds']:.2f} s)")
+        lines.append(
+            f"TUI opens a {tui['messages']:,}-message capture: every message listed in "
+            f"{tui['listed_seconds']:.2f} s, analysed in {tui['seconds']:.2f} s "
+            f"(first rows after {tui['first_rows_seconds']:.2f} s)"
+        )
     else:
         lines.append(f"TUI open time: {_note(tui)}")
     for target, ok in results["targets"].items():

@@ -18,19 +18,38 @@ from mcpspy.demo.client import META
 
 
 def header(name: str = "bench") -> Header:
-    return Header(format="1.0", session=f"20261203T000000.000Z-{name}-1", started="2026-12-03T00:00:00.000Z",
-                  command=("python", f"{name}.py"), name=name, cwd="/tmp", mcpspy="0.1.0", pid=1)
+    return Header(
+        format="1.0",
+        session=f"20261203T000000.000Z-{name}-1",
+        started="2026-12-03T00:00:00.000Z",
+        command=("python", f"{name}.py"),
+        name=name,
+        cwd="/tmp",
+        mcpspy="0.1.0",
+        pid=1,
+    )
 
 
 def request(id_: int, progress: bool = False) -> bytes:
     meta = {**META, "progressToken": id_} if progress else META
-    return orjson.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
-                         "params": {"name": "echo", "arguments": {"text": f"message {id_}"}, "_meta": meta}})
+    return orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": id_,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": f"message {id_}"}, "_meta": meta},
+        }
+    )
 
 
 def reply(id_: int) -> bytes:
-    return orjson.dumps({"jsonrpc": "2.0", "id": id_, "result": {
-        "resultType": "complete", "content": [{"type": "text", "text": f"message {id_}"}]}})
+    return orjson.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": id_,
+            "result": {"resultType": "complete", "content": [{"type": "text", "text": f"message {id_}"}]},
+        }
+    )
 
 
 def write_capture(path: Path, messages: int) -> None:
@@ -57,8 +76,16 @@ def write_capture(path: Path, messages: int) -> None:
             continue
         line(Stream.C2S, request(id_, progress=id_ % 20 == 0))
         if id_ % 20 == 0:
-            line(Stream.S2C, orjson.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
-                                           "params": {"progressToken": id_, "progress": 0.5}}))
+            line(
+                Stream.S2C,
+                orjson.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/progress",
+                        "params": {"progressToken": id_, "progress": 0.5},
+                    }
+                ),
+            )
         if id_ % 100 == 0:
             line(Stream.ERR, f"echo: handled {id_} calls".encode())
         line(Stream.S2C, reply(id_))

@@ -51,8 +51,18 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     if record.stream is ERR:
         return Message(record.seq, record.t, record.stream, STDERR, record.data, record.terminated), None
     parsed = classify_line(record.data)
-    message = Message(record.seq, record.t, record.stream, parsed.kind, record.data, record.terminated,
-                      parsed.payload, parsed.id, parsed.method, glued_prefix=parsed.glued_prefix)
+    message = Message(
+        record.seq,
+        record.t,
+        record.stream,
+        parsed.kind,
+        record.data,
+        record.terminated,
+        parsed.payload,
+        parsed.id,
+        parsed.method,
+        glued_prefix=parsed.glued_prefix,
+    )
     return message, parsed
 
 
@@ -148,9 +158,13 @@ class Analyzer:
         if record.event is Event.STDIN_CLOSED:
             self._stdin_closed = True
         elif record.event is Event.GRACE_EXPIRED:
-            self._out.find("lifecycle.no-exit-on-eof", record.seq, None,
-                           f"the server was still running {record.details.get('grace', '?')}s after its "
-                           "stdin closed; mcpspy terminated it")
+            self._out.find(
+                "lifecycle.no-exit-on-eof",
+                record.seq,
+                None,
+                f"the server was still running {record.details.get('grace', '?')}s after its "
+                "stdin closed; mcpspy terminated it",
+            )
         elif record.event is Event.SERVER_EXITED:
             self._server_exited(record)
 
@@ -162,8 +176,12 @@ class Analyzer:
         how = record.details.get("signal") or f"code {record.details.get('code', '?')}"
         names = ", ".join(f"{e.method} (id {e.id!r})" for e in in_flight[:3])
         more = f" and {len(in_flight) - 3} more" if len(in_flight) > 3 else ""
-        self._out.find("lifecycle.crash-in-flight", record.seq, None,
-                       f"the server exited ({how}) with {len(in_flight)} request(s) in flight: {names}{more}")
+        self._out.find(
+            "lifecycle.crash-in-flight",
+            record.seq,
+            None,
+            f"the server exited ({how}) with {len(in_flight)} request(s) in flight: {names}{more}",
+        )
         self._pairing.give_up(in_flight)
 
     def _line(self, message: Message, parsed: Parsed) -> None:
@@ -177,8 +195,12 @@ class Analyzer:
             rule_id = rule if "." in rule else f"{side(stream)}.{rule}"
             self._out.find(rule_id, message.seq, stream, sentence)
         if not message.terminated:
-            self._out.find(f"{side(stream)}.unterminated", message.seq, stream,
-                           "the stream ended in the middle of this line, with no newline")
+            self._out.find(
+                f"{side(stream)}.unterminated",
+                message.seq,
+                stream,
+                "the stream ended in the middle of this line, with no newline",
+            )
         if parsed.kind in PROTOCOL_KINDS:
             self._protocol(message, parsed)
 
@@ -197,7 +219,8 @@ class Analyzer:
             return False
         # Inside a pretty-printed message, a line may parse alone ("2026-07-28", 3): still a fragment.
         fragment = parsed.kind is NOT_JSON or (
-            parsed.kind is INVALID and not isinstance(parsed.payload, dict | list))
+            parsed.kind is INVALID and not isinstance(parsed.payload, dict | list)
+        )
         if not fragment or len(group) >= MULTILINE_MAX_LINES:
             self._flush_multiline(message.stream)
             return False
@@ -209,9 +232,13 @@ class Analyzer:
         self._multiline[message.stream] = []
         first = group[0]
         what = f"id {joined.id!r}" if joined.has_id else (joined.method or "a message")
-        self._out.find(f"{side(message.stream)}.multiline-json", first.seq, message.stream,
-                       f"one message ({what}) was pretty-printed over {len(group)} lines (seq {first.seq}-"
-                       f"{message.seq}); the other side sees {len(group)} broken lines")
+        self._out.find(
+            f"{side(message.stream)}.multiline-json",
+            first.seq,
+            message.stream,
+            f"one message ({what}) was pretty-printed over {len(group)} lines (seq {first.seq}-"
+            f"{message.seq}); the other side sees {len(group)} broken lines",
+        )
         if joined.kind in PROTOCOL_KINDS:
             # Pair it through its first line, so the exchange shows what the server meant to say.
             first.kind, first.payload = joined.kind, joined.payload
@@ -229,11 +256,18 @@ class Analyzer:
 
     def _protocol(self, message: Message, parsed: Parsed) -> None:
         if parsed.glued_prefix is not None:
-            lost = f"the response to id {parsed.id!r}" if parsed.kind in (
-                RESPONSE, ERROR_RESPONSE) else f"this {parsed.kind.value}"
-            self._out.find(f"{side(message.stream)}.glued-prefix", message.seq, message.stream,
-                           f"the stray text {preview(parsed.glued_prefix)} was glued before a JSON message, "
-                           f"so the other side cannot parse the line and loses {lost}")
+            lost = (
+                f"the response to id {parsed.id!r}"
+                if parsed.kind in (RESPONSE, ERROR_RESPONSE)
+                else f"this {parsed.kind.value}"
+            )
+            self._out.find(
+                f"{side(message.stream)}.glued-prefix",
+                message.seq,
+                message.stream,
+                f"the stray text {preview(parsed.glued_prefix)} was glued before a JSON message, "
+                f"so the other side cannot parse the line and loses {lost}",
+            )
         if parsed.kind is REQUEST:
             self._request(message)
         elif parsed.kind is NOTIFICATION:
@@ -269,8 +303,12 @@ class Analyzer:
             if message.method == "notifications/message":
                 problem = log_message_problem(params_of(message))
                 if problem is not None:
-                    self._out.find("logging.invalid-message", message.seq, message.stream,
-                                   f"the log message is malformed: {problem}")
+                    self._out.find(
+                        "logging.invalid-message",
+                        message.seq,
+                        message.stream,
+                        f"the log message is malformed: {problem}",
+                    )
 
     def _response(self, message: Message) -> None:
         if message.stream is C2S:
@@ -290,8 +328,9 @@ class Analyzer:
         if request is not None and message.kind is RESPONSE:
             self._check_shape(exchange, message, request, version)
 
-    def _check_shape(self, exchange: Exchange, message: Message, request: Message,
-                     version: str | None) -> None:
+    def _check_shape(
+        self, exchange: Exchange, message: Message, request: Message, version: str | None
+    ) -> None:
         result: Any = message.payload.get("result")
         if exchange.method not in RESULT_DEFS or not isinstance(result, dict):
             return
@@ -300,5 +339,6 @@ class Analyzer:
             return  # a task-augmented request is answered with a CreateTaskResult instead
         problem = result_problem(exchange.method, exchange.stream, revision, result)
         if problem is not None:
-            self._out.find("schema.result-shape", message.seq, message.stream, problem,
-                           related_seq=exchange.request_seq)
+            self._out.find(
+                "schema.result-shape", message.seq, message.stream, problem, related_seq=exchange.request_seq
+            )

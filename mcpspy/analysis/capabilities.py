@@ -17,18 +17,25 @@ from mcpspy.analysis.reporter import Reporter
 
 # method -> (capability, sub-flag that must be true or None, the first revision that has it)
 SERVER_FEATURES: dict[str, tuple[str, str | None, str]] = {
-    "tools/list": ("tools", None, ""), "tools/call": ("tools", None, ""),
-    "prompts/list": ("prompts", None, ""), "prompts/get": ("prompts", None, ""),
-    "resources/list": ("resources", None, ""), "resources/templates/list": ("resources", None, ""),
-    "resources/read": ("resources", None, ""), "resources/subscribe": ("resources", "subscribe", ""),
+    "tools/list": ("tools", None, ""),
+    "tools/call": ("tools", None, ""),
+    "prompts/list": ("prompts", None, ""),
+    "prompts/get": ("prompts", None, ""),
+    "resources/list": ("resources", None, ""),
+    "resources/templates/list": ("resources", None, ""),
+    "resources/read": ("resources", None, ""),
+    "resources/subscribe": ("resources", "subscribe", ""),
     "logging/setLevel": ("logging", None, ""),
     "completion/complete": ("completions", None, "2025-03-26"),  # 2024-11-05 had no such capability
 }
 CLIENT_FEATURES: dict[str, str] = {
-    "sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+    "elicitation/create": "elicitation",
 }
 LIST_CHANGED: dict[str, str] = {
-    "notifications/tools/list_changed": "tools", "notifications/prompts/list_changed": "prompts",
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
     "notifications/resources/list_changed": "resources",
 }
 # "Only use capabilities that were successfully negotiated": a SHOULD before this revision, a MUST since.
@@ -62,8 +69,9 @@ class Capabilities:
             if isinstance(capabilities, dict):
                 self.server = capabilities
 
-    def client_request(self, message: Message, version: str | None,
-                       revision_of: Callable[[Message, str | None], str | None]) -> None:
+    def client_request(
+        self, message: Message, version: str | None, revision_of: Callable[[Message, str | None], str | None]
+    ) -> None:
         """``revision_of(message, version)`` is the request's revision, asked only when it matters."""
         if self.server is None:
             return
@@ -77,28 +85,43 @@ class Capabilities:
                 return
         if not _declared(self.server, name, flag):
             what = f"{name}.{flag}" if flag else name
-            self._out.find("capability.server-undeclared", message.seq, message.stream,
-                           f"{message.method} (id {message.id!r}) needs the server's {what} capability, "
-                           "which it did not declare")
+            self._out.find(
+                "capability.server-undeclared",
+                message.seq,
+                message.stream,
+                f"{message.method} (id {message.id!r}) needs the server's {what} capability, "
+                "which it did not declare",
+            )
 
     def server_request(self, message: Message, revision: str | None) -> None:
         name = CLIENT_FEATURES.get(message.method or "")
         if name is None or self.client is None or _declared(self.client, name):
             return
         must = revision is not None and revision >= MUST_SINCE
-        self._out.find("capability.client-undeclared" if must else "capability.client-unnegotiated",
-                       message.seq, message.stream,
-                       f"the server sent {message.method} (id {message.id!r}), but the client did not "
-                       f"declare the {name} capability")
+        self._out.find(
+            "capability.client-undeclared" if must else "capability.client-unnegotiated",
+            message.seq,
+            message.stream,
+            f"the server sent {message.method} (id {message.id!r}), but the client did not "
+            f"declare the {name} capability",
+        )
 
     def server_notification(self, message: Message) -> None:
         if self.server is None:
             return
         method = message.method or ""
         if method == "notifications/message" and not _declared(self.server, "logging"):
-            self._out.find("capability.logging-undeclared", message.seq, message.stream,
-                           "the server sent notifications/message without declaring the logging capability")
+            self._out.find(
+                "capability.logging-undeclared",
+                message.seq,
+                message.stream,
+                "the server sent notifications/message without declaring the logging capability",
+            )
         name = LIST_CHANGED.get(method)
         if name is not None and not _declared(self.server, name, "listChanged"):
-            self._out.find("capability.list-changed-undeclared", message.seq, message.stream,
-                           f"the server sent {method} without declaring {name}.listChanged: true")
+            self._out.find(
+                "capability.list-changed-undeclared",
+                message.seq,
+                message.stream,
+                f"the server sent {method} without declaring {name}.listChanged: true",
+            )

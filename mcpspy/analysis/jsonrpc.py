@@ -17,8 +17,12 @@ CONTENT_LENGTH = re.compile(rb"^\s*Content-(Length|Type)\s*:", re.IGNORECASE)
 PREVIEW = 40
 ID_TYPES = (str, int)
 # Enum members as module constants: on Python 3.11 ``Kind.REQUEST`` runs Python code per access.
-REQUEST, NOTIFICATION, RESPONSE, ERROR_RESPONSE = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE,
-                                                   Kind.ERROR_RESPONSE)
+REQUEST, NOTIFICATION, RESPONSE, ERROR_RESPONSE = (
+    Kind.REQUEST,
+    Kind.NOTIFICATION,
+    Kind.RESPONSE,
+    Kind.ERROR_RESPONSE,
+)
 INVALID, NOT_JSON = Kind.INVALID, Kind.NOT_JSON
 
 
@@ -124,18 +128,26 @@ def classify_message(payload: Any, problems: list[tuple[str, str]] | None = None
             problems.append(("jsonrpc.result-and-error", "the response has both result and error"))
         if has_error:
             error = payload["error"]
-            if not (isinstance(error, dict) and valid_id_code(error.get("code"))
-                    and isinstance(error.get("message"), str)):
+            if not (
+                isinstance(error, dict)
+                and valid_id_code(error.get("code"))
+                and isinstance(error.get("message"), str)
+            ):
                 problems.append(("jsonrpc.error-shape", "error lacks an integer code or a string message"))
             if has_id and msg_id is not None and not valid_id(msg_id):
-                problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
-                                 "or an integer"))
+                problems.append(
+                    (
+                        "jsonrpc.id-type",
+                        f"the id {orjson.dumps(msg_id).decode()} is not a string or an integer",
+                    )
+                )
             return Parsed(ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
         if not has_id or msg_id is None:
             problems.append(("jsonrpc.null-id", "a result with a null or missing id answers nothing"))
         elif type(msg_id) not in ID_TYPES:  # valid_id, inline: every response passes here
-            problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string "
-                             "or an integer"))
+            problems.append(
+                ("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string or an integer")
+            )
         return Parsed(RESPONSE, payload, msg_id, has_id, problems=problems)
     problems.append(("jsonrpc.invalid", "an object with neither a method nor a result or error"))
     return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
@@ -149,5 +161,6 @@ def _check_request_id(msg_id: Any, problems: list[tuple[str, str]]) -> None:
     if msg_id is None:
         problems.append(("jsonrpc.null-id", "a request with id null"))
     elif not valid_id(msg_id):
-        problems.append(("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string or an "
-                         "integer"))
+        problems.append(
+            ("jsonrpc.id-type", f"the id {orjson.dumps(msg_id).decode()} is not a string or an integer")
+        )

@@ -114,9 +114,12 @@ class Pairing:
         if valid_id(request_id):
             first = space.pending.get(request_id)
             if first is not None:
-                self._out.find("pairing.duplicate-id", message.seq, stream,
-                               f"id {request_id!r} is already in flight ({first.method}, "
-                               f"seq {first.request_seq})")
+                self._out.find(
+                    "pairing.duplicate-id",
+                    message.seq,
+                    stream,
+                    f"id {request_id!r} is already in flight ({first.method}, seq {first.request_seq})",
+                )
             else:
                 space.pending[request_id] = exchange
                 if not long_lived:
@@ -133,8 +136,12 @@ class Pairing:
         stream = message.stream
         if message.id is None:
             if message.kind is ERROR_RESPONSE and code not in PARSE_ERRORS:
-                self._out.find("jsonrpc.null-id", message.seq, stream,
-                               f"an error ({code}) with no id, though no unreadable request preceded it")
+                self._out.find(
+                    "jsonrpc.null-id",
+                    message.seq,
+                    stream,
+                    f"an error ({code}) with no id, though no unreadable request preceded it",
+                )
             return None  # an id-less parse error is legal: the id could not be read
         key = message.id
         if not valid_id(key):
@@ -149,26 +156,43 @@ class Pairing:
         self._pair(exchange, message)
         if oldest is not None and oldest.request_seq < exchange.request_seq:
             exchange.out_of_order = True
-            self._out.find("pairing.out-of-order", message.seq, stream,
-                           f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
-                           f"(sent at seq {oldest.request_seq})", related_seq=exchange.request_seq)
+            self._out.find(
+                "pairing.out-of-order",
+                message.seq,
+                stream,
+                f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
+                f"(sent at seq {oldest.request_seq})",
+                related_seq=exchange.request_seq,
+            )
         return exchange
 
     def _stray(self, message: Message, closed: Exchange | None, code: Any) -> None:
         if closed is None:
-            self._out.find("pairing.unknown-id", message.seq, message.stream,
-                           f"a reply to id {message.id!r}, but no request with that id is pending")
+            self._out.find(
+                "pairing.unknown-id",
+                message.seq,
+                message.stream,
+                f"a reply to id {message.id!r}, but no request with that id is pending",
+            )
         elif closed.state is CANCELLED and closed.reply_seq is None:
             self._pair(closed, message)
             closed.state = CANCELLED
-            self._out.find("pairing.reply-after-cancel", message.seq, message.stream,
-                           f"a reply to {closed.method} (id {message.id!r}), cancelled at seq "
-                           f"{closed.cancel_seq}",
-                           related_seq=closed.request_seq)
+            self._out.find(
+                "pairing.reply-after-cancel",
+                message.seq,
+                message.stream,
+                f"a reply to {closed.method} (id {message.id!r}), cancelled at seq {closed.cancel_seq}",
+                related_seq=closed.request_seq,
+            )
         else:
-            self._out.find("pairing.duplicate-response", message.seq, message.stream,
-                           f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
-                           f"{closed.reply_seq}", related_seq=closed.request_seq)
+            self._out.find(
+                "pairing.duplicate-response",
+                message.seq,
+                message.stream,
+                f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
+                f"{closed.reply_seq}",
+                related_seq=closed.request_seq,
+            )
 
     def _pair(self, exchange: Exchange, message: Message) -> None:
         exchange.reply_seq = message.seq
@@ -188,13 +212,21 @@ class Pairing:
         exchange = None if key is None else space.pending.pop(key, None)
         if key is None or exchange is None:
             if key is None or key not in space.closed:
-                self._out.find("cancel.unknown-request", message.seq, message.stream,
-                               f"the cancel names id {request_id!r}, which is not in flight")
+                self._out.find(
+                    "cancel.unknown-request",
+                    message.seq,
+                    message.stream,
+                    f"the cancel names id {request_id!r}, which is not in flight",
+                )
             return
         if exchange.method == "initialize" and message.stream is C2S:
-            self._out.find("cancel.initialize", message.seq, message.stream,
-                           f"the client cancelled initialize (id {request_id!r})",
-                           related_seq=exchange.request_seq)
+            self._out.find(
+                "cancel.initialize",
+                message.seq,
+                message.stream,
+                f"the client cancelled initialize (id {request_id!r})",
+                related_seq=exchange.request_seq,
+            )
         space.closed[key] = exchange
         exchange.state = CANCELLED
         exchange.cancel_seq = message.seq
@@ -208,30 +240,50 @@ class Pairing:
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
         number: float | None = value if is_number else None
         if not valid_id(token) or number is None:
-            field, wanted = ("progressToken", "a string or an integer") if not valid_id(token) else (
-                "progress", "a number")
+            field, wanted = (
+                ("progressToken", "a string or an integer")
+                if not valid_id(token)
+                else ("progress", "a number")
+            )
             got = describe(params[field]) if field in params else "missing"
-            self._out.find("progress.invalid", message.seq, message.stream,
-                           f"the progress notification's params.{field} is {got}; it must be {wanted}")
+            self._out.find(
+                "progress.invalid",
+                message.seq,
+                message.stream,
+                f"the progress notification's params.{field} is {got}; it must be {wanted}",
+            )
             if not valid_id(token):
                 return
         exchange = self._answered_on(message.stream).progress_tokens.get(token)
         if exchange is None:
-            self._out.find("progress.unknown-token", message.seq, message.stream,
-                           f"progress for token {token!r}, which no request carried")
+            self._out.find(
+                "progress.unknown-token",
+                message.seq,
+                message.stream,
+                f"progress for token {token!r}, which no request carried",
+            )
             return
         if exchange.reply_seq is not None and exchange.request_seq not in self._task_augmented:
-            self._out.find("progress.after-completion", message.seq, message.stream,
-                           f"progress for token {token!r} after {exchange.method} (id {exchange.id!r}) was "
-                           f"answered at seq {exchange.reply_seq}", related_seq=exchange.request_seq)
+            self._out.find(
+                "progress.after-completion",
+                message.seq,
+                message.stream,
+                f"progress for token {token!r} after {exchange.method} (id {exchange.id!r}) was "
+                f"answered at seq {exchange.reply_seq}",
+                related_seq=exchange.request_seq,
+            )
             return
         if number is None:
             return
         last = self._progress_last.get(exchange.request_seq)
         if last is not None and number <= last:
-            self._out.find("progress.not-increasing", message.seq, message.stream,
-                           f"progress for token {token!r} went from {last!r} to {number!r}; it must increase",
-                           related_seq=exchange.request_seq)
+            self._out.find(
+                "progress.not-increasing",
+                message.seq,
+                message.stream,
+                f"progress for token {token!r} went from {last!r} to {number!r}; it must increase",
+                related_seq=exchange.request_seq,
+            )
         self._progress_last[exchange.request_seq] = number
 
     # --- the passing of time and the end
@@ -245,8 +297,12 @@ class Pairing:
                     continue
                 self._slow_flagged.add(exchange.request_seq)
                 waited = t - exchange.sent_t
-                self._out.find("pairing.slow", exchange.request_seq, exchange.stream,
-                               f"{exchange.method} (id {exchange.id!r}) has waited {waited:.1f}s for a reply")
+                self._out.find(
+                    "pairing.slow",
+                    exchange.request_seq,
+                    exchange.stream,
+                    f"{exchange.method} (id {exchange.id!r}) has waited {waited:.1f}s for a reply",
+                )
 
     def give_up(self, exchanges: list[Exchange]) -> None:
         """These will never be answered (the server is gone)."""
@@ -259,5 +315,9 @@ class Pairing:
         unanswered = [e for e in self.pending if not e.long_lived]
         self.give_up(unanswered)
         for exchange in unanswered:
-            self._out.find("pairing.unanswered", exchange.request_seq, exchange.stream,
-                           f"{exchange.method} (id {exchange.id!r}) never got a reply")
+            self._out.find(
+                "pairing.unanswered",
+                exchange.request_seq,
+                exchange.stream,
+                f"{exchange.method} (id {exchange.id!r}) never got a reply",
+            )

@@ -32,8 +32,9 @@ class Reporter:
     def updated(self, exchange: Exchange) -> None:
         self.events.append(ExchangeUpdated(exchange))
 
-    def find(self, rule_id: str, seq: int, stream: Stream | None, sentence: str,
-             related_seq: int | None = None) -> None:
+    def find(
+        self, rule_id: str, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
+    ) -> None:
         finding = Finding(RULES[rule_id], seq, stream, sentence, related_seq)
         self.findings.append(finding)
         target = self.by_seq.get(seq)

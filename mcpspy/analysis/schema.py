@@ -40,12 +40,26 @@ class Problem:
 
 
 Check = Callable[[Any], Problem | None]
-TYPE_NAMES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-                               int: "an integer", float: "a number", type(None): "null"}
+TYPE_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    type(None): "null",
+}
 
 
-WANTED_NAMES = {"object": "an object", "array": "an array", "string": "a string", "boolean": "a boolean",
-                "integer": "an integer", "number": "a number", "null": "null"}
+WANTED_NAMES = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a number",
+    "null": "null",
+}
 
 
 PLAIN_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "boolean": bool}
@@ -66,7 +80,8 @@ def _is_type(value: Any, name: str) -> bool:
         return isinstance(value, bool)
     if name == "integer":
         return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer())
+            isinstance(value, float) and value.is_integer()
+        )
     if name == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
     if name == "null":
@@ -117,8 +132,9 @@ class Schemas:
         checks: list[Check] = []
         if "$ref" in node:
             checks.append(self._ref(node["$ref"]))
-        is_object = "required" in node or "properties" in node or isinstance(
-            node.get("additionalProperties"), dict)
+        is_object = (
+            "required" in node or "properties" in node or isinstance(node.get("additionalProperties"), dict)
+        )
         is_array = isinstance(node.get("items"), dict) or "maxItems" in node
         wanted = node.get("type")
         folded = (is_object and wanted == "object") or (is_array and wanted == "array") or "const" in node
@@ -324,8 +340,11 @@ def _type_check(wanted: Any) -> Check:
 
 def _const_check(wanted: Any) -> Check:
     def check(value: Any) -> Problem | None:
-        return None if value == wanted and type(value) is type(wanted) else Problem(
-            f"is {_json(value)}, not {_json(wanted)}")
+        return (
+            None
+            if value == wanted and type(value) is type(wanted)
+            else Problem(f"is {_json(value)}, not {_json(wanted)}")
+        )
 
     return check
 

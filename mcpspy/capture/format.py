@@ -45,18 +45,21 @@ class CaptureFormatError(ValueError):
 
 
 def encode_header(header: Header) -> bytes:
-    return orjson.dumps(
-        {
-            "format": header.format,
-            "session": header.session,
-            "started": header.started,
-            "command": list(header.command),
-            "name": header.name,
-            "cwd": header.cwd,
-            "mcpspy": header.mcpspy,
-            "pid": header.pid,
-        }
-    ) + b"\n"
+    return (
+        orjson.dumps(
+            {
+                "format": header.format,
+                "session": header.session,
+                "started": header.started,
+                "command": list(header.command),
+                "name": header.name,
+                "cwd": header.cwd,
+                "mcpspy": header.mcpspy,
+                "pid": header.pid,
+            }
+        )
+        + b"\n"
+    )
 
 
 class _Forms:

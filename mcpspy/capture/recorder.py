@@ -61,8 +61,13 @@ class Recorder:
         Returns the line's seq (the caller records ``data`` without its newline
         under it), or 0 when the chunk is anything else: then call ``hand_in``.
         """
-        if (ticket != self._next_due or self._waiting or not data or data.find(b"\n") != len(data) - 1
-                or self._splitters[stream].pending):
+        if (
+            ticket != self._next_due
+            or self._waiting
+            or not data
+            or data.find(b"\n") != len(data) - 1
+            or self._splitters[stream].pending
+        ):
             return 0
         self._next_due = ticket + 1
         self._seq += 1

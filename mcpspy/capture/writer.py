@@ -103,6 +103,5 @@ class CaptureWriter:
             self.failed = True
             reason = exc.strerror or str(exc)
             self._on_failure(
-                f"mcpspy: cannot write the capture {self.path}: {reason}; "
-                "forwarding goes on without it"
+                f"mcpspy: cannot write the capture {self.path}: {reason}; forwarding goes on without it"
             )

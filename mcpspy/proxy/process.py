@@ -33,9 +33,7 @@ def _parent_death_hook() -> Callable[[], None] | None:
     return hook
 
 
-async def start_server(
-    command: Sequence[str], stdin: int, stdout: int, stderr: int
-) -> trio.Process:
+async def start_server(command: Sequence[str], stdin: int, stdout: int, stderr: int) -> trio.Process:
     """Start CMD in its own process group, looked up on PATH, with our env and cwd.
 
     Its own group lets mcpspy signal the server and whatever it spawned

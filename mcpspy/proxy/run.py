@@ -188,8 +188,9 @@ class Proxy:
                     server_side.start_soon(self._await_exit, proc, pipes_scope)
                     with pipes_scope:
                         async with trio.open_nursery() as pipes:
-                            pipes.start_soon(self._pump, Stream.S2C, stdout_r, writer_to(1),
-                                             self._on_client_gone)
+                            pipes.start_soon(
+                                self._pump, Stream.S2C, stdout_r, writer_to(1), self._on_client_gone
+                            )
                             pipes.start_soon(self._pump, Stream.ERR, stderr_r, self._forward_stderr, None)
                     await self._server_exited.wait()
                     server_side.cancel_scope.cancel()
@@ -328,4 +329,3 @@ class Proxy:
 
         sink: Callable[[list[Record]], None] = open_log_sink(target, self.warn, self.write_own_stderr)
         return sink
-

@@ -51,9 +51,7 @@ def render_text(summary: Summary) -> str:
             stream = f" {f.stream.value}" if f.stream else ""
             out.append(f"  {where:<20}{stream:<5} {f.id}: {f.message}")
 
-    open_ones = [
-        ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)
-    ]
+    open_ones = [ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)]
     if open_ones:
         out.append("")
         out.append(f"never answered ({len(open_ones)})")

@@ -53,8 +53,13 @@ WIDE = 120  # from this many columns the side pane sits beside the list, else un
 BATCH_EVERY = 1.0  # seconds: while reading a backlog, post what was analysed this often
 TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
 TAB_LABELS = ("Detail", "Findings", "In flight", "Stderr", "Timeline")
-PANE_OF_TAB = {"tab-detail": "#detail", "tab-findings": "#findings", "tab-inflight": "#inflight",
-               "tab-stderr": "#stderr", "tab-timeline": "#timeline-scroll"}
+PANE_OF_TAB = {
+    "tab-detail": "#detail",
+    "tab-findings": "#findings",
+    "tab-inflight": "#inflight",
+    "tab-stderr": "#stderr",
+    "tab-timeline": "#timeline-scroll",
+}
 
 
 @dataclass
@@ -98,8 +103,16 @@ class InspectorApp(App[None]):
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
     INSPECTOR_ACTIONS = frozenset(
-        {"open_filter", "toggle_follow", "pair", "whole", "switch_pane", "next_tab", "show_tab",
-         "close_filter"}
+        {
+            "open_filter",
+            "toggle_follow",
+            "pair",
+            "whole",
+            "switch_pane",
+            "next_tab",
+            "show_tab",
+            "close_filter",
+        }
     )
 
     def __init__(self, path: Path, live: bool = True, slow_after: float = 30.0) -> None:
@@ -138,8 +151,9 @@ class InspectorApp(App[None]):
                 with TabPane(TAB_LABELS[1], id=TABS[1]):
                     yield RowList[Finding](FINDING_COLUMNS, finding_cells, id="findings", empty="no findings")
                 with TabPane(TAB_LABELS[2], id=TABS[2]):
-                    yield RowList[PendingRow](PENDING_COLUMNS, pending_cells, id="inflight",
-                                              empty="nothing in flight")
+                    yield RowList[PendingRow](
+                        PENDING_COLUMNS, pending_cells, id="inflight", empty="nothing in flight"
+                    )
                 with TabPane(TAB_LABELS[3], id=TABS[3]):
                     yield Log(id="stderr")
                 with TabPane(TAB_LABELS[4], id=TABS[4]), VerticalScroll(id="timeline-scroll"):
@@ -182,8 +196,9 @@ class InspectorApp(App[None]):
         yield SystemCommand("Pair", "Jump between a request and its reply (p)", self.action_pair)
         yield SystemCommand("Whole message", "The selected message in full (v)", self.action_whole)
         for n, label in enumerate(TAB_LABELS, 1):
-            yield SystemCommand(f"Show {label.lower()}", f"The {label.lower()} tab ({n})",
-                                lambda n=n: self.action_show_tab(n))
+            yield SystemCommand(
+                f"Show {label.lower()}", f"The {label.lower()} tab ({n})", lambda n=n: self.action_show_tab(n)
+            )
 
     # --- reading the capture (worker thread)
 
@@ -340,9 +355,17 @@ class InspectorApp(App[None]):
 
     def refresh_header(self) -> None:
         state = HeaderState(
-            self.path.name, self.snapshot, self.by_severity, len(self.rows), len(self.all_messages),
-            self.reading, self.unanalysed, self.follow, self.loaded,
-            self.filter.text if self.filter else None, self.problems[-1] if self.problems else None,
+            self.path.name,
+            self.snapshot,
+            self.by_severity,
+            len(self.rows),
+            len(self.all_messages),
+            self.reading,
+            self.unanalysed,
+            self.follow,
+            self.loaded,
+            self.filter.text if self.filter else None,
+            self.problems[-1] if self.problems else None,
         )
         text = header_markup(state, self.size.width)
         self.header_text = Text.from_markup(text).plain
@@ -430,4 +453,3 @@ class InspectorApp(App[None]):
             self.notify(f"line {seq} is hidden by the filter", severity="warning")
         else:
             self.notify(f"line {seq} is a process event, not a message")
-

@@ -56,8 +56,10 @@ def run_watch(args: argparse.Namespace) -> int:
     if live:
         return _open(live[-1].path, live=True)
     known = {s.path for s in list_sessions(dirs)}
-    print(f"mcpspy watch: waiting for a session in {', '.join(map(str, dirs))} (Ctrl+C to stop)",
-          file=sys.stderr)
+    print(
+        f"mcpspy watch: waiting for a session in {', '.join(map(str, dirs))} (Ctrl+C to stop)",
+        file=sys.stderr,
+    )
     try:
         while True:
             time.sleep(WAIT_POLL)

@@ -42,8 +42,12 @@ def detail_lines(message: Message) -> list[Text]:
     exchange = message.exchange
     if exchange is not None:
         latency = duration_text(exchange.latency) if exchange.latency is not None else "pending"
-        lines.append(Text(f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} "
-                          f"{latency}; pair seq {pair_of(message)} (p)"))
+        lines.append(
+            Text(
+                f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} "
+                f"{latency}; pair seq {pair_of(message)} (p)"
+            )
+        )
     for f in message.findings:
         lines.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): ", style=MARK_STYLE[f.severity]))
         lines[-1].append(f.message, style="default")

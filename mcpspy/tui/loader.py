@@ -194,8 +194,16 @@ class CaptureFeed:
         a = self.analyzer
         pending = a.pending
         name = self.reader.header.name if self.reader.header is not None else ""
-        return Snapshot(a.era, a.protocol_version, len(pending), pending[:PENDING_SHOWN],
-                        a.exchanges[-TIMELINE_SHOWN:], a.slow_after, self.started_epoch, name)
+        return Snapshot(
+            a.era,
+            a.protocol_version,
+            len(pending),
+            pending[:PENDING_SHOWN],
+            a.exchanges[-TIMELINE_SHOWN:],
+            a.slow_after,
+            self.started_epoch,
+            name,
+        )
 
     @staticmethod
     def _take(events: list[AnalysisEvent], batch: Batch) -> None:

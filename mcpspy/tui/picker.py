@@ -51,8 +51,10 @@ class SessionPicker(App[Path | None]):
     def compose(self) -> ComposeResult:
         yield Static(f"{len(self.sessions)} sessions are live: pick one (enter)")
         yield Static(TITLES, id="titles")
-        yield OptionList(*(Option(describe(s, command_below=True), id=str(i))
-                           for i, s in enumerate(self.summaries)), id="picker")
+        yield OptionList(
+            *(Option(describe(s, command_below=True), id=str(i)) for i, s in enumerate(self.summaries)),
+            id="picker",
+        )
         yield Footer()
 
     def on_mount(self) -> None:

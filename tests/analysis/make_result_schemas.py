@@ -19,8 +19,10 @@ from mcpspy.analysis.schema import PACKAGED, REVISIONS
 from mcpspy.analysis.shapes import RESULT_DEFS
 
 SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "spec"
-SOURCE = ("modelcontextprotocol/modelcontextprotocol schema/<revision>/schema.json at "
-          "b0f60ba5409db7a6582440a7b473cc0398890f15 (MIT licence); descriptions removed")
+SOURCE = (
+    "modelcontextprotocol/modelcontextprotocol schema/<revision>/schema.json at "
+    "b0f60ba5409db7a6582440a7b473cc0398890f15 (MIT licence); descriptions removed"
+)
 DROPPED = frozenset({"description", "$comment", "default", "examples", "title", "$schema", "format"})
 
 

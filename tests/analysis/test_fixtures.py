@@ -13,7 +13,9 @@ from tests.analysis.scenarios import EXPECTED, FIXTURES, SCENARIOS, build
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_fixture_gives_exactly_its_findings(name: str) -> None:
     path = FIXTURES / f"{name}.jsonl"
-    assert path.read_bytes() == build(SCENARIOS[name], name), "fixtures are stale: run tests.analysis.scenarios"
+    assert path.read_bytes() == build(SCENARIOS[name], name), (
+        "fixtures are stale: run tests.analysis.scenarios"
+    )
     _, analyzer = analyze_capture(path)
     got = sorted((f.id, f.seq) for f in analyzer.findings)
     assert got == sorted(EXPECTED[name]), [f.message for f in analyzer.findings]
@@ -22,8 +24,11 @@ def test_fixture_gives_exactly_its_findings(name: str) -> None:
 def test_every_rule_in_the_catalogue_has_a_fixture_or_a_twin() -> None:
     covered = {rule for expected in EXPECTED.values() for rule, _ in expected}
     # The stdin framing twins share their code path with stdout's.
-    missing = {r for r in RULES if r not in covered and not (
-        r.startswith("stdin.") and r.replace("stdin.", "stdout.") in covered)}
+    missing = {
+        r
+        for r in RULES
+        if r not in covered and not (r.startswith("stdin.") and r.replace("stdin.", "stdout.") in covered)
+    }
     assert missing == {"pairing.slow"}  # slow needs a clock: tested below with check_pending
 
 
@@ -92,14 +97,18 @@ SENTENCES = {
         'the tools/call result does not fit CallToolResult (2025-06-18): result.content[1] has no "text", which '
         "is required",
         'the tools/call result does not fit CallToolResult (2025-06-18): result.content[0].type is "markdown", '
-        'not one of "text", "image", "audio", "resource_link", "resource"'],
+        'not one of "text", "image", "audio", "resource_link", "resource"',
+    ],
     "schema-tool-without-input-schema": [
         'the tools/list result does not fit ListToolsResult (2026-07-28): result.tools[0] has no "inputSchema", '
-        "which is required"],
+        "which is required"
+    ],
     "capability-server-undeclared-modern": [
-        "resources/read (id 2) needs the server's resources capability, which it did not declare"],
+        "resources/read (id 2) needs the server's resources capability, which it did not declare"
+    ],
     "capability-client-undeclared": [
-        "the server sent sampling/createMessage (id 0), but the client did not declare the sampling capability"],
+        "the server sent sampling/createMessage (id 0), but the client did not declare the sampling capability"
+    ],
     "legacy-early-request": ["tools/list (id 1) was sent before initialize was answered (seq 3)"],
     "legacy-version-changed": ["the client asked for '2025-11-25'; the server chose '2025-06-18'"],
     "progress-after-completion": ["progress for token 7 after tools/call (id 1) was answered at seq 3"],

@@ -14,40 +14,130 @@ from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
     max_leaves=20,
 )
-keys = st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "_meta", "code",
-                        "requestId", "resultType", "x", "progressToken", "progress", "task", "capabilities",
-                        "protocolVersion", "content", "tools", "type", "text"])
+keys = st.sampled_from(
+    [
+        "jsonrpc",
+        "id",
+        "method",
+        "params",
+        "result",
+        "error",
+        "_meta",
+        "code",
+        "requestId",
+        "resultType",
+        "x",
+        "progressToken",
+        "progress",
+        "task",
+        "capabilities",
+        "protocolVersion",
+        "content",
+        "tools",
+        "type",
+        "text",
+    ]
+)
 messages = st.dictionaries(keys, json_values, max_size=6).map(lambda d: {"jsonrpc": "2.0", **d})
-methods = st.sampled_from(["initialize", "server/discover", "tools/list", "notifications/cancelled", "ping",
-                           "subscriptions/listen", "notifications/initialized", "tools/call", "prompts/get",
-                           "resources/read", "completion/complete", "resources/subscribe", "roots/list",
-                           "sampling/createMessage", "elicitation/create", "notifications/progress",
-                           "notifications/message", "notifications/tools/list_changed"])
+methods = st.sampled_from(
+    [
+        "initialize",
+        "server/discover",
+        "tools/list",
+        "notifications/cancelled",
+        "ping",
+        "subscriptions/listen",
+        "notifications/initialized",
+        "tools/call",
+        "prompts/get",
+        "resources/read",
+        "completion/complete",
+        "resources/subscribe",
+        "roots/list",
+        "sampling/createMessage",
+        "elicitation/create",
+        "notifications/progress",
+        "notifications/message",
+        "notifications/tools/list_changed",
+    ]
+)
 # Openings that put the analysis in each era, so that the era's rules (schemas, gating) see the noise.
 OPENINGS: list[list[tuple[Stream, Any]]] = [
     [],
-    [(Stream.C2S, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
-     (Stream.S2C, {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {},
-                                                         "serverInfo": {"name": "s", "version": "1"}}})],
-    [(Stream.C2S, {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}}}}),
-     (Stream.S2C, {"jsonrpc": "2.0", "id": 0, "result": {"resultType": "complete", "capabilities": {},
-                                                         "supportedVersions": ["2026-07-28"]}})],
+    [
+        (
+            Stream.C2S,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            },
+        ),
+        (
+            Stream.S2C,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "serverInfo": {"name": "s", "version": "1"},
+                },
+            },
+        ),
+    ],
+    [
+        (
+            Stream.C2S,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "server/discover",
+                "params": {
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    }
+                },
+            },
+        ),
+        (
+            Stream.S2C,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {"resultType": "complete", "capabilities": {}, "supportedVersions": ["2026-07-28"]},
+            },
+        ),
+    ],
 ]
 rpc = st.builds(
     lambda kind, i, m, body: (
-        {"jsonrpc": "2.0", "id": i, "method": m, "params": body} if kind == 0
-        else {"jsonrpc": "2.0", "method": m, "params": body} if kind == 1
-        else {"jsonrpc": "2.0", "id": i, "result": body} if kind == 2
+        {"jsonrpc": "2.0", "id": i, "method": m, "params": body}
+        if kind == 0
+        else {"jsonrpc": "2.0", "method": m, "params": body}
+        if kind == 1
+        else {"jsonrpc": "2.0", "id": i, "result": body}
+        if kind == 2
         else {"jsonrpc": "2.0", "id": i, "error": body}
     ),
-    st.integers(0, 3), st.one_of(st.integers(0, 3), st.sampled_from(["1", None, 1.5])), methods, json_values,
+    st.integers(0, 3),
+    st.one_of(st.integers(0, 3), st.sampled_from(["1", None, 1.5])),
+    methods,
+    json_values,
 )
 
 
@@ -63,8 +153,9 @@ records = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(OPENINGS), records, st.sampled_from(list(Event)))
-def test_arbitrary_records_never_crash(opening: list[tuple[Stream, Any]], items: list[tuple[Stream, Any, bool]],
-                                       event: Event) -> None:
+def test_arbitrary_records_never_crash(
+    opening: list[tuple[Stream, Any]], items: list[tuple[Stream, Any, bool]], event: Event
+) -> None:
     analyzer = Analyzer(slow_after=0.1)
     items = [(stream, value, True) for stream, value in opening] + items
     for seq, (stream, value, terminated) in enumerate(items, start=1):
@@ -78,8 +169,10 @@ def test_arbitrary_records_never_crash(opening: list[tuple[Stream, Any]], items:
 
 
 def test_the_analysis_imports_neither_trio_nor_textual() -> None:
-    code = ("import sys, mcpspy.analysis.analyzer, mcpspy.analysis.replay, mcpspy.wire.splitter, "
-            "mcpspy.capture.recorder; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('trio', 'textual')))")
+    code = (
+        "import sys, mcpspy.analysis.analyzer, mcpspy.analysis.replay, mcpspy.wire.splitter, "
+        "mcpspy.capture.recorder; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('trio', 'textual')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

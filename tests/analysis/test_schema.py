@@ -49,12 +49,23 @@ def test_types_as_json_has_them() -> None:
 
 
 def test_objects_arrays_and_paths() -> None:
-    schema = {"type": "object", "required": ["tools"], "properties": {"tools": {
-        "type": "array", "maxItems": 2, "items": {"type": "object", "required": ["name"],
-                                                  "properties": {"name": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["tools"],
+        "properties": {
+            "tools": {
+                "type": "array",
+                "maxItems": 2,
+                "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+            }
+        },
+    }
     assert check(schema, {"tools": [{"name": "a", "extra": [1]}], "more": {}}) is None
     assert check(schema, {}) == 'v has no "tools", which is required'
-    assert check(schema, {"tools": [{"name": "a"}, {"name": 7}]}) == "v.tools[1].name is an integer, not a string"
+    assert (
+        check(schema, {"tools": [{"name": "a"}, {"name": 7}]})
+        == "v.tools[1].name is an integer, not a string"
+    )
     assert check(schema, {"tools": [{}, {}, {}]}) == "v.tools has 3 items, more than the 2 allowed"
     assert check(schema, []) == "v is an array, not an object"
 
@@ -64,10 +75,18 @@ def test_format_and_prose_are_never_flagged() -> None:
 
 
 def test_tagged_union_names_the_branch_or_the_unknown_tag() -> None:
-    defs = {"Text": {"type": "object", "required": ["type", "text"],
-                     "properties": {"type": {"const": "text", "type": "string"}, "text": {"type": "string"}}},
-            "Image": {"type": "object", "required": ["type", "data"],
-                      "properties": {"type": {"const": "image", "type": "string"}, "data": {"type": "string"}}}}
+    defs = {
+        "Text": {
+            "type": "object",
+            "required": ["type", "text"],
+            "properties": {"type": {"const": "text", "type": "string"}, "text": {"type": "string"}},
+        },
+        "Image": {
+            "type": "object",
+            "required": ["type", "data"],
+            "properties": {"type": {"const": "image", "type": "string"}, "data": {"type": "string"}},
+        },
+    }
     union = {"anyOf": [{"$ref": "Text"}, {"$ref": "Image"}]}
     assert check(union, {"type": "image", "data": "AA=="}, defs) is None
     assert check(union, {"type": "image"}, defs) == 'v has no "data", which is required'
@@ -86,9 +105,13 @@ def test_untagged_union_enum_const_and_range() -> None:
 
 
 def test_a_definition_may_refer_to_itself() -> None:
-    defs = {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "Node"}}}}}
+    defs = {
+        "Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "Node"}}}}
+    }
     tree = {"children": [{"children": [{"children": "leaf"}]}]}
-    assert check({"$ref": "Node"}, tree, defs) == "v.children[0].children[0].children is a string, not an array"
+    assert (
+        check({"$ref": "Node"}, tree, defs) == "v.children[0].children[0].children is a string, not an array"
+    )
 
 
 def test_loosened_where_the_generated_schema_is_narrower_than_schema_ts() -> None:

@@ -51,9 +51,24 @@ line_bytes = st.lists(
     st.one_of(
         st.binary(max_size=40),
         st.text(max_size=40).map(lambda s: s.encode("utf-8", "surrogatepass")),
-        st.sampled_from([b'"', b"\\", b"\r", b"\t", b"\x00", b"\x1f", b"\x7f", b"\xc3", b"\xe2\x82",
-                         b"\xf0\x9f\x98\x80", b"\xed\xa0\x80", "\u2028".encode(),
-                         b"\x80", b"</script>"]),
+        st.sampled_from(
+            [
+                b'"',
+                b"\\",
+                b"\r",
+                b"\t",
+                b"\x00",
+                b"\x1f",
+                b"\x7f",
+                b"\xc3",
+                b"\xe2\x82",
+                b"\xf0\x9f\x98\x80",
+                b"\xed\xa0\x80",
+                "\u2028".encode(),
+                b"\x80",
+                b"</script>",
+            ]
+        ),
     ),
     max_size=12,
 ).map(lambda parts: b"".join(parts).replace(b"\n", b""))
@@ -61,26 +76,41 @@ times = st.floats(min_value=0, max_value=1e7, allow_nan=False, allow_infinity=Fa
 
 
 @settings(max_examples=500)
-@given(st.lists(line_bytes, min_size=1, max_size=5), st.booleans(), st.sampled_from(list(Stream)),
-       st.integers(1, 10**12), times)
+@given(
+    st.lists(line_bytes, min_size=1, max_size=5),
+    st.booleans(),
+    st.sampled_from(list(Stream)),
+    st.integers(1, 10**12),
+    times,
+)
 def test_batches_decode_to_the_records_the_old_encoder_wrote(
     lines: list[bytes], terminated: bool, stream: Stream, seq: int, t: float
 ) -> None:
     batch = LineBatch(seq, t, stream, lines, terminated)
     new = b"".join(encode_batch(batch))
-    old = b"".join(encode_line_as_before(seq + i, t, stream, line, terminated) for i, line in enumerate(lines))
+    old = b"".join(
+        encode_line_as_before(seq + i, t, stream, line, terminated) for i, line in enumerate(lines)
+    )
     assert new == old  # byte for byte
     assert new.count(b"\n") == len(lines) and new.endswith(b"\n")
-    assert [decode_record(raw) for raw in new.splitlines()] == [decode_record(raw) for raw in old.splitlines()]
+    assert [decode_record(raw) for raw in new.splitlines()] == [
+        decode_record(raw) for raw in old.splitlines()
+    ]
     assert [orjson.loads(raw) for raw in new.splitlines()] == [orjson.loads(raw) for raw in old.splitlines()]
     assert [decode_record(raw) for raw in new.splitlines()] == [
-        LineRecord(r.seq, round(t * 1_000_000) / 1_000_000, stream, r.data, terminated) for r in batch.records()
+        LineRecord(r.seq, round(t * 1_000_000) / 1_000_000, stream, r.data, terminated)
+        for r in batch.records()
     ]
 
 
 @settings(max_examples=100)
-@given(st.lists(line_bytes, min_size=1, max_size=8), st.booleans(), st.integers(1, 2**40), times,
-       st.integers(0, 7))
+@given(
+    st.lists(line_bytes, min_size=1, max_size=8),
+    st.booleans(),
+    st.integers(1, 2**40),
+    times,
+    st.integers(0, 7),
+)
 def test_long_lines_in_pieces_encode_like_the_joined_line(
     pieces: list[bytes], terminated: bool, seq: int, t: float, cut_at: int
 ) -> None:
@@ -161,7 +191,12 @@ def test_recorder_numbers_by_read_order_not_hand_in_order() -> None:
 def test_recorder_joins_lines_across_chunks_per_stream() -> None:
     recorder = Recorder()
     recorded = []
-    for stream, data in ((Stream.S2C, b"rea"), (Stream.ERR, b"log\n"), (Stream.S2C, b"dy\n{"), (Stream.S2C, b"")):
+    for stream, data in (
+        (Stream.S2C, b"rea"),
+        (Stream.ERR, b"log\n"),
+        (Stream.S2C, b"dy\n{"),
+        (Stream.S2C, b""),
+    ):
         recorded += recorder.hand_in(recorder.ticket(), stream, 0.0, data)  # b"": end of stream
     out = [(r.stream, r.data, r.terminated) for r in as_records(recorded) if isinstance(r, LineRecord)]
     assert out == [

@@ -39,14 +39,20 @@ def test_sessions_dir_from_environment() -> None:
     assert default_sessions_dir({"HOME": "/h"}) == Path("/h/.local/state/mcpspy/sessions")
     # A filtered environment writes under HOME: the views look there too.
     assert search_dirs(env={"MCPSPY_HOME": "/x/s", "HOME": "/h"}) == [
-        Path("/x/s"), Path("/h/.local/state/mcpspy/sessions")
+        Path("/x/s"),
+        Path("/h/.local/state/mcpspy/sessions"),
     ]
 
 
 def test_each_process_is_a_session_found_by_id_name_or_path(tmp_path: Path) -> None:
     for command in (["cat"], ["sort"]):
-        subprocess.run([*MCPSPY, "--home", str(tmp_path), "--", *command], input=b"b\na\n",
-                       capture_output=True, check=True, timeout=30)
+        subprocess.run(
+            [*MCPSPY, "--home", str(tmp_path), "--", *command],
+            input=b"b\na\n",
+            capture_output=True,
+            check=True,
+            timeout=30,
+        )
     sessions = list_sessions([tmp_path])
     assert [s.header.name for s in sessions] == ["cat", "sort"]
     assert not any(s.live for s in sessions)

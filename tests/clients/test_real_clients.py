@@ -192,9 +192,7 @@ def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
     env["CODEX_HOME"] = str(tmp_path / "codex")
     Path(env["CODEX_HOME"]).mkdir()
     spy_home = tmp_path / "spy"
-    cli(
-        ["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER], env
-    )
+    cli(["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER], env)
     # codex exec starts its MCP servers, lists their tools, then reaches for the network: stop it there.
     codex = subprocess.Popen(
         ["codex", "exec", "--skip-git-repo-check", "say hi"],

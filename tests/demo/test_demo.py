@@ -128,6 +128,11 @@ async def test_tui_demo_shows_the_live_messages_arrive(tmp_path: Path) -> None:
             await pilot.pause(0.05)
         assert seen_while_running, "no message showed up while the demo was still playing"
         found = {f.id for m in app.rows for f in m.findings}
-        assert {"stdout.not-json", "stdout.glued-prefix", "pairing.unknown-id", "meta.missing",
-                "pairing.reply-after-cancel"} <= found
+        assert {
+            "stdout.not-json",
+            "stdout.glued-prefix",
+            "pairing.unknown-id",
+            "meta.missing",
+            "pairing.reply-after-cancel",
+        } <= found
         assert any(m.exchange is not None and m.exchange.out_of_order for m in app.rows)

@@ -50,7 +50,12 @@ def test_and_negation_and_free_text() -> None:
 
 @pytest.mark.parametrize(
     ("text", "says"),
-    [("dir:up", "dir:up"), ("colour:red", "unknown field"), ("latency:fast", "latency:"), ("id:", "needs a value")],
+    [
+        ("dir:up", "dir:up"),
+        ("colour:red", "unknown field"),
+        ("latency:fast", "latency:"),
+        ("id:", "needs a value"),
+    ],
 )
 def test_errors_say_what_is_wrong(text: str, says: str) -> None:
     with pytest.raises(FilterError, match=says):

@@ -34,7 +34,10 @@ def test_client_eof_closes_the_server_stdin_and_exit_code_passes_through(tmp_pat
     capture = run.capture
     assert replay(capture, Stream.S2C) == run.stdout
     assert events(capture) == [
-        Event.SERVER_STARTED, Event.STDIN_CLOSED, Event.SERVER_EXITED, Event.PROXY_STOPPED
+        Event.SERVER_STARTED,
+        Event.STDIN_CLOSED,
+        Event.SERVER_EXITED,
+        Event.PROXY_STOPPED,
     ]
 
 
@@ -42,7 +45,7 @@ def test_server_that_crashes_mid_request(tmp_path: Path) -> None:
     server = python_server(
         "import sys, os\n"
         "sys.stdin.readline()\n"
-        "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\\n'); sys.stdout.flush()\n"
+        'sys.stdout.write(\'{"jsonrpc":"2.0","id":1,"result":{}}\\n\'); sys.stdout.flush()\n'
         "sys.stdin.readline()\n"
         "sys.stderr.write('Traceback: boom\\n')\n"
         "os.abort()\n"
@@ -52,8 +55,9 @@ def test_server_that_crashes_mid_request(tmp_path: Path) -> None:
     assert run.returncode == 128 + signal.SIGABRT
     assert run.stdout == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
     assert run.stderr == b"Traceback: boom\n"  # the server's stderr, and nothing of mcpspy's
-    exited = [r for r in run.capture.records if isinstance(r, LifecycleRecord)
-              and r.event is Event.SERVER_EXITED]
+    exited = [
+        r for r in run.capture.records if isinstance(r, LifecycleRecord) and r.event is Event.SERVER_EXITED
+    ]
     assert exited[0].details == {"signal": "SIGABRT"}
 
 
@@ -68,8 +72,13 @@ def test_server_that_ignores_eof_is_terminated_after_the_grace(tmp_path: Path) -
     assert run.returncode == 128 + signal.SIGKILL
     assert run.stdout == b"up\n"
     assert events(run.capture) == [
-        Event.SERVER_STARTED, Event.STDIN_CLOSED, Event.GRACE_EXPIRED, Event.SERVER_TERMINATED,
-        Event.SERVER_KILLED, Event.SERVER_EXITED, Event.PROXY_STOPPED,
+        Event.SERVER_STARTED,
+        Event.STDIN_CLOSED,
+        Event.GRACE_EXPIRED,
+        Event.SERVER_TERMINATED,
+        Event.SERVER_KILLED,
+        Event.SERVER_EXITED,
+        Event.PROXY_STOPPED,
     ]
 
 
@@ -83,8 +92,12 @@ def test_sigterm_to_mcpspy_is_passed_on(tmp_path: Path) -> None:
         "sys.stdout.write('ready\\n'); sys.stdout.flush()\n"
         "time.sleep(60)\n"
     )
-    proc = subprocess.Popen([*MCPSPY, "--capture", str(capture), "--", *server],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(capture), "--", *server],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline() == b"ready\n"
     proc.send_signal(signal.SIGTERM)
@@ -92,15 +105,21 @@ def test_sigterm_to_mcpspy_is_passed_on(tmp_path: Path) -> None:
     assert (proc.returncode, out, err) == (0, b"bye\n", b"")
     from mcpspy.capture.reader import read_capture
 
-    forwarded = [r for r in read_capture(capture).records
-                 if isinstance(r, LifecycleRecord) and r.event is Event.SIGNAL_FORWARDED]
+    forwarded = [
+        r
+        for r in read_capture(capture).records
+        if isinstance(r, LifecycleRecord) and r.event is Event.SIGNAL_FORWARDED
+    ]
     assert forwarded[0].details == {"signal": "SIGTERM"}
 
 
 def test_no_server_outlives_a_killed_mcpspy(tmp_path: Path) -> None:
     server = python_server("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n")
-    proc = subprocess.Popen([*MCPSPY, "--capture", str(tmp_path / "c.jsonl"), "--", *server],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(tmp_path / "c.jsonl"), "--", *server],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert proc.stdout is not None
     pid = int(proc.stdout.readline())
     proc.kill()
@@ -132,7 +151,9 @@ def test_unwritable_capture_never_stops_forwarding(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     proc = subprocess.run(
         [*MCPSPY, "--home", str(blocker / "sessions"), "--", "cat"],
-        input=b"one\ntwo\n", capture_output=True, timeout=30,
+        input=b"one\ntwo\n",
+        capture_output=True,
+        timeout=30,
     )
     assert proc.returncode == 0
     assert proc.stdout == b"one\ntwo\n"
@@ -146,16 +167,22 @@ def test_server_gets_our_environment_cwd_and_path_lookup(tmp_path: Path) -> None
     tool.write_text(f"#!{sys.executable}\nimport os\nprint(os.environ['MARKER'], os.getcwd())\n")
     tool.chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MARKER": "m-42"}
-    proc = subprocess.run([*MCPSPY, "--home", str(tmp_path / "s"), "--", "my-server"],
-                          capture_output=True, env=env, cwd=tmp_path, timeout=30)
+    proc = subprocess.run(
+        [*MCPSPY, "--home", str(tmp_path / "s"), "--", "my-server"],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=30,
+    )
     assert proc.stdout == f"m-42 {tmp_path}\n".encode()
     assert proc.returncode == 0
 
 
 def test_home_flag_writes_a_private_session_file(tmp_path: Path) -> None:
     home = tmp_path / "sessions"
-    proc = subprocess.run([*MCPSPY, "--home", str(home), "--", "cat"], input=b"hi\n",
-                          capture_output=True, timeout=30)
+    proc = subprocess.run(
+        [*MCPSPY, "--home", str(home), "--", "cat"], input=b"hi\n", capture_output=True, timeout=30
+    )
     assert proc.stdout == b"hi\n"
     (session,) = home.glob("*.jsonl")
     assert "-cat-" in session.name
@@ -178,8 +205,10 @@ def test_cli_errors_help_and_version() -> None:
     assert version.returncode == 0 and version.stdout.startswith(b"mcpspy ")
     helptext = subprocess.run([*MCPSPY, "--help"], capture_output=True)
     assert helptext.returncode == 0 and b"-- CMD" in helptext.stdout
-    after = subprocess.run([*MCPSPY, "--", sys.executable, "-c", "import sys; print(sys.argv[1:])",
-                            "--bogus", "--capture"], capture_output=True)
+    after = subprocess.run(
+        [*MCPSPY, "--", sys.executable, "-c", "import sys; print(sys.argv[1:])", "--bogus", "--capture"],
+        capture_output=True,
+    )
     assert after.stdout == b"['--bogus', '--capture']\n"
 
 
@@ -187,7 +216,8 @@ def test_a_full_disk_warns_once_and_forwarding_goes_on(tmp_path: Path) -> None:
     if not Path("/dev/full").exists():
         return  # Linux only: every write to /dev/full fails with ENOSPC
     lines = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i for i in range(2000))
-    proc = subprocess.run([*MCPSPY, "--capture", "/dev/full", "--", "cat"], input=lines,
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [*MCPSPY, "--capture", "/dev/full", "--", "cat"], input=lines, capture_output=True, timeout=60
+    )
     assert (proc.returncode, proc.stdout) == (0, lines)
     assert proc.stderr.count(b"\n") == 1 and b"cannot write the capture" in proc.stderr

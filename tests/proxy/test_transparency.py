@@ -26,16 +26,32 @@ streams = st.lists(pieces, max_size=40).map(b"".join)
 chunkings = st.lists(st.integers(min_value=1, max_value=4096), min_size=1, max_size=8)
 
 
-def through_proxy(client_bytes: bytes, server_bytes: bytes, client_chunks: list[int],
-                  server_chunks: list[int], workdir: Path) -> tuple[bytes, bytes, Path, int]:
+def through_proxy(
+    client_bytes: bytes,
+    server_bytes: bytes,
+    client_chunks: list[int],
+    server_chunks: list[int],
+    workdir: Path,
+) -> tuple[bytes, bytes, Path, int]:
     source = workdir / "server-out"
     source.write_bytes(server_bytes)
     stdin_copy = workdir / "server-in"
     capture = workdir / "capture.jsonl"
     proc = subprocess.Popen(
-        [*MCPSPY, "--capture", str(capture), "--", sys.executable, str(SPEW), str(stdin_copy),
-         str(source), *map(str, server_chunks)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            *MCPSPY,
+            "--capture",
+            str(capture),
+            "--",
+            sys.executable,
+            str(SPEW),
+            str(stdin_copy),
+            str(source),
+            *map(str, server_chunks),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None
     pos, i = 0, 0
@@ -99,7 +115,9 @@ def test_a_reply_is_never_recorded_before_its_request(tmp_path: Path) -> None:
     capture_path = tmp_path / "c.jsonl"
     proc = subprocess.run(
         [*MCPSPY, "--capture", str(capture_path), "--", "cat"],
-        input=b"".join(lines), capture_output=True, timeout=60,
+        input=b"".join(lines),
+        capture_output=True,
+        timeout=60,
     )
     assert proc.stdout == b"".join(lines)
     first_seen: dict[tuple[Stream, bytes], int] = {}
@@ -116,8 +134,9 @@ def test_the_capture_holds_each_message_while_the_session_goes_on(tmp_path: Path
     from mcpspy.capture.reader import CaptureReader
 
     capture_path = tmp_path / "c.jsonl"
-    proc = subprocess.Popen([*MCPSPY, "--capture", str(capture_path), "--", "cat"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(capture_path), "--", "cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         for i in range(3):
@@ -131,7 +150,10 @@ def test_the_capture_holds_each_message_while_the_session_goes_on(tmp_path: Path
                 while len(seen) < 2 * (i + 1) and time.monotonic() < deadline:
                     seen += [r for r in reader.poll() if isinstance(r, LineRecord)]
                     time.sleep(0.001)
-            assert [(r.stream, r.data) for r in seen[-2:]] == [(Stream.C2S, line[:-1]), (Stream.S2C, line[:-1])]
+            assert [(r.stream, r.data) for r in seen[-2:]] == [
+                (Stream.C2S, line[:-1]),
+                (Stream.S2C, line[:-1]),
+            ]
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)

@@ -45,6 +45,4 @@ def make_capture(tmp_path: Path, *, banner: bool, hang: bool = False, options: t
 
 def report(*args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
     extra = ["--home", str(home)] if home is not None else []
-    return subprocess.run(
-        [*MCPSPY, "report", *args, *extra], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([*MCPSPY, "report", *args, *extra], capture_output=True, text=True, timeout=60)

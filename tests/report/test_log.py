@@ -36,7 +36,9 @@ def test_log_to_stderr_one_line_per_message_stdout_untouched(tmp_path: Path) -> 
 def test_log_to_file_appends_and_includes_stderr_lines(tmp_path: Path) -> None:
     log = tmp_path / "traffic.log"
     log.write_text("earlier\n")
-    run = run_proxy(tmp_path, python_server(SERVER), stdin=request(1, "tools/list"), options=["--log", str(log)])
+    run = run_proxy(
+        tmp_path, python_server(SERVER), stdin=request(1, "tools/list"), options=["--log", str(log)]
+    )
     assert run.returncode == 0
     assert b"mcpspy" not in run.stderr and b"mcpspy" not in run.stdout
     text = log.read_text()
@@ -48,7 +50,9 @@ def test_log_to_file_appends_and_includes_stderr_lines(tmp_path: Path) -> None:
 
 def test_unwritable_log_warns_once_and_forwarding_goes_on(tmp_path: Path) -> None:
     target = tmp_path / "no-such-dir" / "x.log"
-    run = run_proxy(tmp_path, python_server(SERVER), stdin=request(1, "tools/list"), options=["--log", str(target)])
+    run = run_proxy(
+        tmp_path, python_server(SERVER), stdin=request(1, "tools/list"), options=["--log", str(target)]
+    )
     assert run.returncode == 0
     assert b'"id": 1' in run.stdout
     assert run.stderr.decode().count("cannot open the log") == 1

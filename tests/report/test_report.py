@@ -98,7 +98,10 @@ def test_session_lookup_by_name_id_and_newest(tmp_path: Path) -> None:
     for name in ("alpha", "beta"):
         subprocess.run(
             [*MCPSPY, "--home", str(home), "--name", name, "--", *python_server(SERVER)],
-            input=request(1, "tools/list"), capture_output=True, timeout=60, check=True,
+            input=request(1, "tools/list"),
+            capture_output=True,
+            timeout=60,
+            check=True,
         )
     newest = json.loads(report("--json", home=home).stdout)
     assert newest["session"]["name"] == "beta"
@@ -154,7 +157,9 @@ def test_exchange_states_out_of_order_and_cancelled_from_fixtures() -> None:
     ]
     assert [f["id"] for f in ooo["findings"]] == ["pairing.out-of-order"]
     assert ooo["latency"]["tools/call"] == {"count": 2, "p50_ms": 10.0, "p95_ms": 30.0, "max_ms": 30.0}
-    cancelled = json.loads(report(str(FIXTURES / "lesson-cancelled.jsonl"), "--json", "--fail-on", "never").stdout)
+    cancelled = json.loads(
+        report(str(FIXTURES / "lesson-cancelled.jsonl"), "--json", "--fail-on", "never").stdout
+    )
     (exchange,) = cancelled["exchanges"]
     assert exchange["state"] == "cancelled" and exchange["cancel_seq"] is not None
 
@@ -174,14 +179,25 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     from mcpspy.capture.format import encode_header, encode_line
     from mcpspy.capture.records import Header, Stream
 
-    header = Header(format="1.0", session="pipe", started="2026-12-03T00:00:00.000Z", command=("srv",),
-                    name="srv", cwd="/", mcpspy="0.1.0", pid=1)
-    lines = [encode_line(i, i / 1000, Stream.C2S, request(i, "tools/list").rstrip(b"\n"), True)
-             for i in range(1, 21)]
+    header = Header(
+        format="1.0",
+        session="pipe",
+        started="2026-12-03T00:00:00.000Z",
+        command=("srv",),
+        name="srv",
+        cwd="/",
+        mcpspy="0.1.0",
+        pid=1,
+    )
+    lines = [
+        encode_line(i, i / 1000, Stream.C2S, request(i, "tools/list").rstrip(b"\n"), True)
+        for i in range(1, 21)
+    ]
     capture = tmp_path / "big.jsonl"
     capture.write_bytes(encode_header(header) + b"".join(lines))
-    proc = subprocess.Popen([*MCPSPY, "report", "--markdown", str(capture)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*MCPSPY, "report", "--markdown", str(capture)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # gone before the report is ready: its first write fails
     stderr = proc.stderr.read().decode()

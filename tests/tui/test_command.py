@@ -17,7 +17,10 @@ REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
 def make_capture(path: Path) -> Path:
     subprocess.run(
         [sys.executable, "-m", "mcpspy", "--capture", str(path), "--", "sh", "-c", SERVER],
-        input=REQUEST, capture_output=True, check=True, timeout=30,
+        input=REQUEST,
+        capture_output=True,
+        check=True,
+        timeout=30,
     )
     return path
 
@@ -39,13 +42,21 @@ def test_view_refuses_a_newer_format(tmp_path: Path) -> None:
 
 def test_sessions_lists_text_and_json(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    subprocess.run([sys.executable, "-m", "mcpspy", "--home", str(home), "--", "cat"],
-                   input=b"abc\n", capture_output=True, check=True, timeout=30)
+    subprocess.run(
+        [sys.executable, "-m", "mcpspy", "--home", str(home), "--", "cat"],
+        input=b"abc\n",
+        capture_output=True,
+        check=True,
+        timeout=30,
+    )
     _, analysis = analyze_capture(next(home.glob("*.jsonl")))
     by = Counter(f.severity.label for f in analysis.findings)
     text = mcpspy("sessions", "--home", str(home))
     assert text.returncode == 0 and "ended" in text.stdout and "cat" in text.stdout
-    assert f"{len(analysis.messages)} msgs  ✖{by['error']:>2} ▲{by['warning']:>2} ·{by['info']:>2}" in text.stdout
+    assert (
+        f"{len(analysis.messages)} msgs  ✖{by['error']:>2} ▲{by['warning']:>2} ·{by['info']:>2}"
+        in text.stdout
+    )
     rows = json.loads(mcpspy("sessions", "--home", str(home), "--json").stdout)
     assert len(rows) == 1 and rows[0]["command"] == ["cat"] and rows[0]["live"] is False
     assert rows[0]["messages"] == len(analysis.messages) and rows[0]["findings"]["error"] == by["error"]

@@ -19,12 +19,16 @@ def plain(state: HeaderState, width: int) -> str:
 
 def test_header_shortens_to_fit() -> None:
     snapshot = Snapshot(era=Era.MODERN, protocol_version="2026-07-28", pending_count=2, name="helpdesk")
-    state = HeaderState(FILE, snapshot, Counter({Severity.ERROR: 3}), 10, 10, False, 0, True, False, None, None)
+    state = HeaderState(
+        FILE, snapshot, Counter({Severity.ERROR: 3}), 10, 10, False, 0, True, False, None, None
+    )
     wide = plain(state, 160)
     assert wide.startswith(FILE) and "2026-07-28  10 msgs  2 pending  ✖ 3 ▲ 0 · 0  following" in wide
     narrow = plain(state, 80)
     assert len(narrow) <= 80 and narrow.startswith("helpdesk  2026-07-28")
-    filtered = HeaderState(FILE, snapshot, Counter(), 4, 10, False, 0, False, True, "dir:s2c method:tools/*", "torn line")
+    filtered = HeaderState(
+        FILE, snapshot, Counter(), 4, 10, False, 0, False, True, "dir:s2c method:tools/*", "torn line"
+    )
     first, problem = plain(filtered, 80).split("\n")
     assert len(first) <= 80 and first.startswith("helpdesk  4/10 msgs")
     assert "paused  ended  filter: dir:s2c" in first and first.endswith("…")
@@ -36,7 +40,9 @@ def test_header_says_a_backlog_is_read_then_analysed() -> None:
     snapshot = Snapshot(era=Era.MODERN, protocol_version="2026-07-28", name="helpdesk")
     reading = HeaderState(FILE, snapshot, Counter(), 5000, 5000, True, 5000, True, False, None, None)
     assert "reading…" in plain(reading, 160) and "analysing" not in plain(reading, 160)
-    analysing = HeaderState(FILE, snapshot, Counter(), 100_000, 100_000, False, 42_000, True, False, None, None)
+    analysing = HeaderState(
+        FILE, snapshot, Counter(), 100_000, 100_000, False, 42_000, True, False, None, None
+    )
     assert "analysing, 42,000 to go" in plain(analysing, 160)
     done = HeaderState(FILE, snapshot, Counter(), 100_000, 100_000, False, 0, True, True, None, None)
     assert "analysing" not in plain(done, 160) and "reading" not in plain(done, 160)

@@ -42,7 +42,9 @@ async def test_watch_shows_each_message_as_the_client_sends_it(tmp_path: Path) -
     home = tmp_path / "sessions"
     proxy = subprocess.Popen(
         [sys.executable, "-m", "mcpspy", "--home", str(home), "--", sys.executable, str(server)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proxy.stdin is not None and proxy.stdout is not None
     try:

@@ -61,7 +61,9 @@ def test_a_backlog_is_listed_before_it_is_analysed(tmp_path: Path, small_slices:
         left.append(batch.unanalysed)
     assert left == sorted(left, reverse=True) and left[-1] == 0 and len(left) > 3
     _, expected = analyze_capture(path)
-    assert [(f.id, f.seq, f.message) for f in findings] == [(f.id, f.seq, f.message) for f in expected.findings]
+    assert [(f.id, f.seq, f.message) for f in findings] == [
+        (f.id, f.seq, f.message) for f in expected.findings
+    ]
     assert any(f.id == "meta.missing" for f in findings)
     by_seq = {m.seq: m for m in expected.messages}
     assert [(m.kind, m.method, m.exchange is None) for m in listed] == [

@@ -61,7 +61,10 @@ async def test_a_big_list_draws_only_what_is_on_screen_and_pages(tmp_path: Path)
         assert table.cursor == 0 and visible_rows(table)[0].split()[4] == "1"
         await pilot.press("pagedown", "pagedown", "j")
         assert table.cursor == 2 * table.page + 1
-        assert table.row_text(table.cursor) in visible_rows(table), (table.row_text(table.cursor), visible_rows(table))
+        assert table.row_text(table.cursor) in visible_rows(table), (
+            table.row_text(table.cursor),
+            visible_rows(table),
+        )
         await pilot.press("pageup")
         assert table.cursor == table.page + 1
         assert len(table._cache) <= 200  # a few screenfuls, never the whole list
@@ -179,5 +182,7 @@ async def test_the_raw_line_is_drawn_whole_beside_a_scrollbar() -> None:
         drawn = [detail.render_line(y).text for y in range(detail.scrollable_content_region.height)]
         start = top - round(detail.scroll_y)  # the view stops at its end
         end = next(i for i in range(start, len(drawn)) if "⏎" in drawn[i])
-        raw = "".join(line.rstrip() if i == end else line for i, line in enumerate(drawn[start : end + 1], start))
+        raw = "".join(
+            line.rstrip() if i == end else line for i, line in enumerate(drawn[start : end + 1], start)
+        )
         assert raw == "raw: " + app.rows[-1].raw.decode() + "⏎"

@@ -1,6 +1,6 @@
 """A test server: copies its stdin to a file while writing a file to stdout in given chunks.
 
-    spew.py STDIN_COPY STDOUT_SOURCE CHUNK_SIZES...
+spew.py STDIN_COPY STDOUT_SOURCE CHUNK_SIZES...
 """
 
 import os
