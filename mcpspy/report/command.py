@@ -14,7 +14,8 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.report.summary import analyze, summarize
+from mcpspy.replay import replay_records
+from mcpspy.report.summary import build_summary
 
 EXIT_FINDINGS = 1
 EXIT_UNREADABLE = 2
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
     except OSError as exc:
         return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
-    summary = summarize(capture, path, analyze(capture, args.slow))
+    summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
     if args.json:
         from mcpspy.report.json_ import render_json
 

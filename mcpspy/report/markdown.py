@@ -12,7 +12,7 @@ import re
 import orjson
 
 from mcpspy.analysis.model import Finding, Kind, Message
-from mcpspy.report.summary import Summary, describe_exit, exchange_state
+from mcpspy.report.summary import Summary, exchange_state, exit_text
 
 DIRECTION = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}
 
@@ -67,7 +67,7 @@ def render_markdown(summary: Summary) -> str:
         "",
         f"- session: `{header.session}`",
         f"- command: `{' '.join(header.command)}`",
-        f"- started: {header.started}, duration {duration}, exit {describe_exit(summary.exit)}",
+        f"- started: {header.started}, duration {duration}, exit {exit_text(summary.exit)}",
         f"- era: {a.era.value}, protocol version {a.protocol_version or 'unknown'}",
         f"- findings: {len(summary.findings)}",
         "",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcpspy.analysis.model import ExchangeState, Severity
-from mcpspy.report.summary import Summary, describe_exit, exchange_state
+from mcpspy.report.summary import Summary, exchange_state, exit_text
 
 
 def render_text(summary: Summary) -> str:
@@ -14,7 +14,7 @@ def render_text(summary: Summary) -> str:
     out.append(f"session   {header.session}  ({header.name})")
     out.append(f"file      {summary.path}")
     out.append(f"command   {' '.join(header.command)}")
-    out.append(f"started   {header.started}   duration {duration}   exit {describe_exit(summary.exit)}")
+    out.append(f"started   {header.started}   duration {duration}   exit {exit_text(summary.exit)}")
     out.append(f"era       {a.era.value}   protocol {a.protocol_version or 'unknown'}")
     for problem in summary.capture.problems:
         out.append(f"note      {problem}")

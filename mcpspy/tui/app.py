@@ -29,9 +29,9 @@ from textual.widgets import Footer, HelpPanel, Input, Log, Static, TabbedContent
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.model import Finding, Message, Severity
-from mcpspy.analysis.replay import collector_paused
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.filters import Filter, FilterError, parse_filter
+from mcpspy.replay import collector_paused
 from mcpspy.tui.detail import detail_lines, pair_of
 from mcpspy.tui.header import HeaderState, header_markup
 from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot

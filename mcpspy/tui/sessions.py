@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from mcpspy.analysis.model import Severity
-from mcpspy.analysis.replay import analyze_capture
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.replay import analyze_capture
 from mcpspy.tui.rows import MARK
 
 COMMAND_WIDTH = 48
