@@ -23,7 +23,7 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
     """Read the capture, then feed every record to a fresh Analyzer and finish it."""
     try:
         from mcpspy.analysis.analyzer import Analyzer
-        from mcpspy.replay import analyze_capture
+        from mcpspy.replay_policy import analyze_capture
     except ImportError as error:
         return {"skipped": f"the analysis has not landed yet ({error})"}
     from mcpspy.capture.reader import read_capture

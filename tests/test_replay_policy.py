@@ -22,7 +22,7 @@ import pytest
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.proxy.log import LogSink
-from mcpspy.replay import analyze_capture
+from mcpspy.replay_policy import analyze_capture
 from mcpspy.tui.app import InspectorApp
 from tests.conftest import MCPSPY
 

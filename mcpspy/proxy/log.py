@@ -13,7 +13,7 @@ from collections.abc import Callable
 from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, Message, MessageSeen
 from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.proxy.fdio import write_all
-from mcpspy.replay import Replay
+from mcpspy.replay_policy import Replay
 
 PREFIX = "mcpspy"
 

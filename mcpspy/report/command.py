@@ -14,7 +14,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.replay import replay_records
+from mcpspy.replay_policy import replay_records
 from mcpspy.report.summary import build_summary
 
 EXIT_FINDINGS = 1

@@ -31,7 +31,7 @@ from textual.worker import get_current_worker
 from mcpspy.analysis.model import Finding, Message, Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.filters import Filter, FilterError, parse_filter
-from mcpspy.replay import collector_paused
+from mcpspy.replay_policy import collector_paused
 from mcpspy.tui.detail import detail_lines, pair_of
 from mcpspy.tui.header import HeaderState, header_markup
 from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot

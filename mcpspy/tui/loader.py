@@ -35,7 +35,7 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Event, LifecycleRecord, Record
-from mcpspy.replay import DEFAULT_SLOW_AFTER, Replay
+from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file

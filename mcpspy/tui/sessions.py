@@ -13,7 +13,7 @@ from datetime import datetime
 from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
-from mcpspy.replay import analyze_capture
+from mcpspy.replay_policy import analyze_capture
 from mcpspy.tui.rows import MARK
 
 COMMAND_WIDTH = 48

@@ -110,7 +110,7 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
 
 
 def test_timeline_marks_the_reply_that_overtook() -> None:
-    from mcpspy.replay import analyze_capture
+    from mcpspy.replay_policy import analyze_capture
     from mcpspy.tui.timeline import render_timeline
 
     _, analyzer = analyze_capture(FIXTURES / "lesson-out-of-order.jsonl")
@@ -121,7 +121,7 @@ def test_timeline_marks_the_reply_that_overtook() -> None:
 
 
 async def test_a_finished_capture_concludes_like_the_report() -> None:
-    from mcpspy.replay import analyze_capture
+    from mcpspy.replay_policy import analyze_capture
 
     path = FIXTURES / "pairing-unanswered.jsonl"
     _, expected = analyze_capture(path)

@@ -11,7 +11,7 @@ import pytest
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
-from mcpspy.replay import analyze_capture
+from mcpspy.replay_policy import analyze_capture
 from mcpspy.tui import loader
 from mcpspy.tui.app import InspectorApp
 from tests.conftest import FIXTURES
