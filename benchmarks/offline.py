@@ -5,7 +5,7 @@
     python offline.py keys CAPTURE       -> JSON: how fast keys move the cursor while it loads
 
 Prints one JSON object on stdout; ``{"skipped": "..."}`` when the piece it
-measures has not landed yet (mcpspy.replay, mcpspy.tui).
+measures has not landed yet (mcpspy.replay_policy, mcpspy.tui).
 """
 
 from __future__ import annotations
