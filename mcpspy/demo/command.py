@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
+from mcpspy.options import add_home_option
 
 
 def capture_path(home: str | None) -> Path:
@@ -51,6 +52,11 @@ def _open_tui(path: Path) -> int:
     start_demo(path)
     InspectorApp(path, live=True).run()
     return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-tui", action="store_true", help="print the report instead of opening the TUI")
+    add_home_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""`mcpspy report` and `mcpspy rules`: find the capture, analyse it, print a view.
+"""`mcpspy report`: find the capture, replay it, print a view.
 
 Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
 2 the capture could not be found, read, or is of a newer format.
@@ -14,6 +14,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.options import add_home_option, seconds
 from mcpspy.replay_policy import replay_records
 from mcpspy.report.summary import build_summary
 
@@ -46,16 +47,37 @@ def locate(ref: str | None, home: str | None) -> Path:
     return info.path
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="the versioned JSON report")
+    fmt.add_argument("--markdown", action="store_true", help="a paired transcript in Markdown")
+    parser.add_argument(
+        "--fail-on",
+        choices=tuple(FAIL_ON),
+        default="error",
+        help="exit 1 when a finding this severe or worse exists (default: error)",
+    )
+    parser.add_argument(
+        "--slow",
+        type=seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="a request pending longer than this is slow (default: 30)",
+    )
+    add_home_option(parser)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         path = locate(args.file, args.home)
         capture = read_capture(path)
     except ReportError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except CaptureFormatError as exc:
-        return _fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+        return fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
     except OSError as exc:
-        return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
+        return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
     if args.json:
         from mcpspy.report.json_ import render_json
@@ -69,33 +91,17 @@ def run(args: argparse.Namespace) -> int:
         from mcpspy.report.text import render_text
 
         text = render_text(summary)
-    _print(text)
+    print_out(text)
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
 
 
-def run_rules(args: argparse.Namespace) -> int:
-    from mcpspy.analysis.catalogue import RULES
-    from mcpspy.report.rules import close_matches, explain_rule, rules_table
-
-    if args.rule is None:
-        _print(rules_table(RULES))
-        return 0
-    rule = RULES.get(args.rule)
-    if rule is None:
-        hint = close_matches(args.rule, RULES)
-        suggestion = f"; did you mean {', '.join(hint)}?" if hint else "; `mcpspy rules` lists them all"
-        return _fail(f"no rule {args.rule!r}{suggestion}", prog="mcpspy rules")
-    _print(explain_rule(rule))
-    return 0
-
-
-def _print(text: str) -> None:
+def print_out(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()  # a reader gone away (`| head`) raises here: cli.main ends quietly
 
 
-def _fail(message: str, prog: str = "mcpspy report") -> int:
+def fail(message: str, prog: str = "mcpspy report") -> int:
     print(f"{prog}: {message}", file=sys.stderr)
     return EXIT_UNREADABLE

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import difflib
 
 from mcpspy.analysis.model import Rule
+from mcpspy.terminal import visible_line
 
 
 def rules_table(rules: dict[str, Rule]) -> str:
@@ -41,3 +43,24 @@ def close_matches(wanted: str, rules: dict[str, Rule]) -> list[str]:
     parts = {p for p in wanted.lower().replace("-", ".").split(".") if p}
     sharing = [i for i in ids if parts & set(i.lower().replace("-", ".").split(".")) and i not in near]
     return (near + sharing)[:5]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rule", nargs="?", metavar="ID", help="explain one rule, with examples")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`mcpspy rules [ID]`: the catalogue as a table, or one rule explained."""
+    from mcpspy.analysis.catalogue import RULES
+    from mcpspy.report.command import fail, print_out
+
+    if args.rule is None:
+        print_out(rules_table(RULES))
+        return 0
+    rule = RULES.get(args.rule)
+    if rule is None:
+        hint = close_matches(args.rule, RULES)
+        suggestion = f"; did you mean {', '.join(hint)}?" if hint else "; `mcpspy rules` lists them all"
+        return fail(f"no rule {visible_line(args.rule)!r}{suggestion}", prog="mcpspy rules")
+    print_out(explain_rule(rule))
+    return 0

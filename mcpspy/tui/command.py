@@ -1,4 +1,4 @@
-"""`mcpspy watch`, `mcpspy view` and `mcpspy sessions`."""
+"""`mcpspy watch` and `mcpspy view`: find the capture, then open the TUI on it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
-
 from mcpspy.capture.format import CaptureFormatError, decode_header
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.tui.sessions import as_json, describe, summarize
+from mcpspy.options import add_home_option
 
 WAIT_POLL = 0.2
 
@@ -28,6 +26,10 @@ def _open(path: Path, live: bool) -> int:
     return 0
 
 
+def add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a capture file (.jsonl)")
+
+
 def run_view(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
@@ -38,6 +40,11 @@ def run_view(args: argparse.Namespace) -> int:
     except CaptureFormatError as exc:
         return _error(f"{path}: {exc}", "mcpspy view")
     return _open(path, live=False)
+
+
+def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", nargs="?", help="session id, name or capture path (default: newest live)")
+    add_home_option(parser)
 
 
 def run_watch(args: argparse.Namespace) -> int:
@@ -68,18 +75,3 @@ def run_watch(args: argparse.Namespace) -> int:
                 return _open(fresh[-1].path, live=True)
     except KeyboardInterrupt:
         return 130
-
-
-def run_sessions(args: argparse.Namespace) -> int:
-    """Each session: started, live or ended, messages and findings by severity, name, command, path."""
-    summaries = [summarize(s) for s in list_sessions(search_dirs(args.home))]
-    if args.json:
-        sys.stdout.write(orjson.dumps([as_json(s) for s in summaries], option=orjson.OPT_INDENT_2).decode())
-        sys.stdout.write("\n")
-        return 0
-    if not summaries:
-        print(f"no sessions in {', '.join(map(str, search_dirs(args.home)))}")
-        return 0
-    for s in summaries:
-        print(f"{describe(s)}  {s.info.path}")
-    return 0

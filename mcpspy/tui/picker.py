@@ -14,7 +14,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpspy.capture.sessions import SessionInfo
-from mcpspy.tui.sessions import SessionSummary, describe, summarize
+from mcpspy.session_counts import SessionCounts, count_session, session_line
 
 TITLES = f"{'started':<19}  state  {'messages':>11}  {'findings':<10}  name / command"
 
@@ -22,7 +22,7 @@ TITLES = f"{'started':<19}  state  {'messages':>11}  {'findings':<10}  name / co
 @dataclass
 class Summarized(Message):
     index: int
-    summary: SessionSummary
+    summary: SessionCounts
 
 
 class SessionPicker(App[Path | None]):
@@ -46,13 +46,13 @@ class SessionPicker(App[Path | None]):
     def __init__(self, sessions: list[SessionInfo]) -> None:
         super().__init__()
         self.sessions = sessions
-        self.summaries = [SessionSummary(s) for s in sessions]
+        self.summaries = [SessionCounts(s) for s in sessions]
 
     def compose(self) -> ComposeResult:
         yield Static(f"{len(self.sessions)} sessions are live: pick one (enter)")
         yield Static(TITLES, id="titles")
         yield OptionList(
-            *(Option(describe(s, command_below=True), id=str(i)) for i, s in enumerate(self.summaries)),
+            *(Option(session_line(s, command_below=True), id=str(i)) for i, s in enumerate(self.summaries)),
             id="picker",
         )
         yield Footer()
@@ -63,13 +63,15 @@ class SessionPicker(App[Path | None]):
     @work(thread=True, exclusive=True)
     def count_sessions(self) -> None:
         for index, session in enumerate(self.sessions):
-            self.post_message(Summarized(index, summarize(session)))
+            self.post_message(Summarized(index, count_session(session)))
 
     @on(Summarized)
     def show_counts(self, event: Summarized) -> None:
         self.summaries[event.index] = event.summary
         for picker in self.query("#picker").results(OptionList):
-            picker.replace_option_prompt_at_index(event.index, describe(event.summary, command_below=True))
+            picker.replace_option_prompt_at_index(
+                event.index, session_line(event.summary, command_below=True)
+            )
 
     @on(OptionList.OptionSelected, "#picker")
     def chosen(self, event: OptionList.OptionSelected) -> None:
