@@ -14,6 +14,7 @@ from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, M
 from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.proxy.fdio import write_all
 from mcpspy.replay_policy import Replay
+from mcpspy.terminal import visible_line
 
 PREFIX = "mcpspy"
 
@@ -61,8 +62,9 @@ class LogSink:
                 if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
                     seen += self.replay.conclude()
                 lines += self._lines(seen)
-            if lines:
-                self._write(("\n".join(lines) + "\n").encode("utf-8", "backslashreplace"))
+            if lines:  # each line quotes server data: no control character reaches the terminal
+                text = "".join(visible_line(line) + "\n" for line in lines)
+                self._write(text.encode("utf-8", "backslashreplace"))
         except Exception as exc:  # the proxy must go on whatever the log does
             self._dead = True
             self._warn(f"mcpspy: the --log output stopped: {exc}")

@@ -7,7 +7,9 @@ Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from mcpspy.analysis.model import Severity
@@ -16,12 +18,29 @@ from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
 from mcpspy.options import add_home_option, seconds
 from mcpspy.replay_policy import replay_records
-from mcpspy.report.summary import build_summary
+from mcpspy.report.summary import Summary, build_summary
+from mcpspy.terminal import visible_line
 
 EXIT_FINDINGS = 1
 EXIT_UNREADABLE = 2
 
 FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
+
+
+Renderer = Callable[[Summary], str]
+
+#: Each form of the report: the module and function that render it, imported only when used.
+FORMATS: dict[str, str] = {
+    "text": "mcpspy.report.text:render_text",
+    "json": "mcpspy.report.json_:render_json",
+    "markdown": "mcpspy.report.markdown:render_markdown",
+}
+
+
+def renderer(name: str) -> Renderer:
+    module, _, function = FORMATS[name].partition(":")
+    render: Renderer = getattr(importlib.import_module(module), function)
+    return render
 
 
 class ReportError(Exception):
@@ -50,8 +69,16 @@ def locate(ref: str | None, home: str | None) -> Path:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="the versioned JSON report")
-    fmt.add_argument("--markdown", action="store_true", help="a paired transcript in Markdown")
+    fmt.add_argument(
+        "--format", choices=tuple(FORMATS), default="text", help="the report's form (default: text)"
+    )
+    fmt.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="same as --format json"
+    )
+    fmt.add_argument(
+        "--markdown", dest="format", action="store_const", const="markdown", help="same as --format markdown"
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument(
         "--fail-on",
         choices=tuple(FAIL_ON),
@@ -79,19 +106,14 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
-    if args.json:
-        from mcpspy.report.json_ import render_json
-
-        text = render_json(summary)
-    elif args.markdown:
-        from mcpspy.report.markdown import render_markdown
-
-        text = render_markdown(summary)
+    text = renderer(args.format)(summary)
+    if args.out is None:
+        print_out(text)
     else:
-        from mcpspy.report.text import render_text
-
-        text = render_text(summary)
-    print_out(text)
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return fail(f"{args.out}: {exc.strerror or exc}")
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
@@ -103,5 +125,5 @@ def print_out(text: str) -> None:
 
 
 def fail(message: str, prog: str = "mcpspy report") -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
+    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
     return EXIT_UNREADABLE
