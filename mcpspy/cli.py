@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpspy import __version__
+from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
 from mcpspy.options import add_home_option, seconds
 
 
@@ -128,18 +130,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in COMMAND_NAMES:
-            commands = subcommands()
-            args = subcommand_parser(commands).parse_args(argv)
-            return commands[args.command].run(args)
+            return run_subcommand(argv)
         return run_proxy_cli(argv)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # `mcpspy report | head`: the reader has gone, which is not an error worth a traceback.
         # Point stdout at /dev/null so that the interpreter's last flush cannot fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+        return EXIT_BROKEN_PIPE
+
+
+def run_subcommand(argv: list[str]) -> int:
+    """A subcommand; a crash is a bug (exit 70, with its traceback on stderr), never a finding (1)."""
+    commands = subcommands()
+    args = subcommand_parser(commands).parse_args(argv)
+    try:
+        return commands[args.command].run(args)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception:
+        traceback.print_exc()
+        print(f"mcpspy {args.command}: internal error (a bug in mcpspy; please report it)", file=sys.stderr)
+        return EXIT_BUG
 
 
 def run_proxy_cli(argv: list[str]) -> int:

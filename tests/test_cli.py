@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from mcpspy.cli import COMMAND_NAMES, subcommands
+import pytest
+
+from mcpspy.cli import COMMAND_NAMES, main, subcommands
+from mcpspy.exit_codes import EXIT_BUG
+from tests.conftest import MCPSPY
 
 
 def test_every_subcommand_is_dispatched_by_its_name() -> None:
@@ -29,3 +34,19 @@ def test_each_subcommand_has_its_own_help() -> None:
         )
         assert done.returncode == 0, (name, done.stderr)
         assert done.stdout.startswith(f"usage: mcpspy {name}"), done.stdout
+
+
+def test_a_crash_in_a_subcommand_is_a_bug_not_a_finding(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from mcpspy.report import command
+
+    def broken(summary: object) -> str:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(command, "renderer", lambda name: broken)
+    capture = tmp_path / "c.jsonl"
+    subprocess.run([*MCPSPY, "--capture", str(capture), "--", "true"], check=True, timeout=30)
+    assert main(["report", str(capture)]) == EXIT_BUG
+    err = capsys.readouterr().err
+    assert "RuntimeError: boom" in err and "internal error" in err

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
+from mcpspy.exit_codes import EXIT_BUG
 from mcpspy.options import add_home_option
 
 
@@ -50,8 +51,9 @@ def _open_tui(path: Path) -> int:
     from mcpspy.tui.app import InspectorApp
 
     start_demo(path)
-    InspectorApp(path, live=True).run()
-    return 0
+    app = InspectorApp(path, live=True)
+    app.run()
+    return EXIT_BUG if app.return_code else 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

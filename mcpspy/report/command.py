@@ -16,13 +16,11 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
 from mcpspy.options import add_home_option, seconds
 from mcpspy.replay_policy import replay_records
 from mcpspy.report.summary import Summary, build_summary
 from mcpspy.terminal import visible_line
-
-EXIT_FINDINGS = 1
-EXIT_UNREADABLE = 2
 
 FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.exit_codes import EXIT_BUG
 from mcpspy.options import add_home_option
 
 WAIT_POLL = 0.2
@@ -22,8 +23,9 @@ def _error(message: str, prog: str) -> int:
 def _open(path: Path, live: bool) -> int:
     from mcpspy.tui.app import InspectorApp
 
-    InspectorApp(path, live=live).run()
-    return 0
+    app = InspectorApp(path, live=live)
+    app.run()
+    return EXIT_BUG if app.return_code else 0  # Textual has shown the traceback
 
 
 def add_view_arguments(parser: argparse.ArgumentParser) -> None:
