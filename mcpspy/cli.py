@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mcpspy import __version__
+from mcpspy import __version__, early_signals
 from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
 from mcpspy.options import add_home_option, seconds
 
@@ -130,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in COMMAND_NAMES:
-            return run_subcommand(argv)
+            early_signals.release()
+            return early_signals.pending_exit() or run_subcommand(argv)
         return run_proxy_cli(argv)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -172,6 +173,8 @@ def run_proxy_cli(argv: list[str]) -> int:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")
     from mcpspy.proxy.run import ProxyConfig, run
 
+    if (status := early_signals.pending_exit()) is not None:
+        return status  # told to stop before the server was started
     return run(
         ProxyConfig(
             command=tuple(command),
