@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -157,6 +158,27 @@ def run_subcommand(argv: list[str]) -> int:
         return EXIT_BUG
 
 
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, cut short past ``limit``."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
+
+
+def misspelt_subcommand(word: str) -> str | None:
+    """The subcommand ``word`` is a typo of (two edits at most), unless ``word`` is a program to run."""
+    if "/" in word or shutil.which(word) is not None:
+        return None
+    distance, name = min((edit_distance(word, name, 2), name) for name in sorted(COMMAND_NAMES))
+    return name if distance <= 2 else None
+
+
 def run_proxy_cli(argv: list[str]) -> int:
     if "--" in argv:
         split = argv.index("--")
@@ -168,6 +190,11 @@ def run_proxy_cli(argv: list[str]) -> int:
     stray = [a for a in rest if a.startswith("-")]
     if stray:
         parser.error(f"unknown option {stray[0]} (the server's own options go after --)")
+    if rest and not command and (meant := misspelt_subcommand(rest[0])) is not None:
+        parser.error(
+            f"{rest[0]!r} is neither a command nor a program on PATH; did you mean `mcpspy {meant}`? "
+            f"(to run a server by that name: mcpspy -- {rest[0]} ...)"
+        )
     command = rest + command
     if not command:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")

@@ -50,3 +50,17 @@ def test_a_crash_in_a_subcommand_is_a_bug_not_a_finding(
     assert main(["report", str(capture)]) == EXIT_BUG
     err = capsys.readouterr().err
     assert "RuntimeError: boom" in err and "internal error" in err
+
+
+def test_a_misspelt_command_is_an_error_with_a_suggestion_and_nothing_recorded(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = subprocess.run(
+        [*MCPSPY, "--home", str(home), "sesions"], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2
+    assert "did you mean `mcpspy sessions`?" in done.stderr
+    assert not home.exists() or not any(home.iterdir())
+    ran = subprocess.run(
+        [*MCPSPY, "--home", str(home), "--", "sesions"], capture_output=True, text=True, timeout=30
+    )
+    assert ran.returncode == 127  # after --, it is a server's name, as asked
