@@ -64,3 +64,19 @@ def test_a_misspelt_command_is_an_error_with_a_suggestion_and_nothing_recorded(t
         [*MCPSPY, "--home", str(home), "--", "sesions"], capture_output=True, text=True, timeout=30
     )
     assert ran.returncode == 127  # after --, it is a server's name, as asked
+
+
+def test_the_tui_refuses_a_pipe_with_a_hint(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    subprocess.run([*MCPSPY, "--capture", str(capture), "--", "true"], check=True, timeout=30)
+    for args in (
+        ["view", str(capture)],
+        ["watch", "--home", str(tmp_path)],
+        ["demo", "--home", str(tmp_path)],
+    ):
+        done = subprocess.run(
+            [*MCPSPY, *args], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert "mcpspy report" in done.stderr and done.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]  # demo started nothing

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
-from mcpspy.exit_codes import EXIT_BUG
+from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
 from mcpspy.options import add_home_option
+from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 
 def capture_path(home: str | None) -> Path:
@@ -62,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.no_tui and not on_a_terminal():
+        print(f"mcpspy demo: {NOT_A_TERMINAL}; or `mcpspy demo --no-tui`", file=sys.stderr)
+        return EXIT_UNREADABLE
     path = capture_path(args.home)
     where = ["--capture", str(path)]
     if not args.no_tui:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
 from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
 from mcpspy.options import add_home_option, seconds
 from mcpspy.replay_policy import replay_records
@@ -39,29 +39,6 @@ def renderer(name: str) -> Renderer:
     module, _, function = FORMATS[name].partition(":")
     render: Renderer = getattr(importlib.import_module(module), function)
     return render
-
-
-class ReportError(Exception):
-    """A capture that cannot be reported on; the message is the one line the user sees."""
-
-
-def locate(ref: str | None, home: str | None) -> Path:
-    """The capture to report on: a path, a session id or name, or the newest session."""
-    dirs = search_dirs(home)
-    if ref is None:
-        sessions = list_sessions(dirs)
-        if not sessions:
-            raise ReportError(f"no sessions found in {', '.join(str(d) for d in dirs)}")
-        return sessions[-1].path
-    path = Path(ref).expanduser()
-    if path.exists():
-        if not path.is_file():
-            raise ReportError(f"{ref}: not a file")
-        return path
-    info = find_session(ref, dirs)
-    if info is None:
-        raise ReportError(f"{ref}: no such file, and no session by that id or name")
-    return info.path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,9 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        path = locate(args.file, args.home)
+        path = locate_capture(args.file, args.home)
         capture = read_capture(path)
-    except ReportError as exc:
+    except CaptureNotFound as exc:
         return fail(str(exc))
     except CaptureFormatError as exc:
         return fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")

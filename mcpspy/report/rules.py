@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import shutil
 
 from mcpspy.analysis.model import Rule
 from mcpspy.terminal import visible_line
 
 
-def rules_table(rules: dict[str, Rule]) -> str:
+def rules_table(rules: dict[str, Rule], width: int) -> str:
+    """Id, severity and summary, cut to fit ``width`` columns; `mcpspy rules ID` gives the rest."""
     rows = sorted(rules.values(), key=lambda r: r.id)
     if not rows:
         return "no rules\n"
     id_w = max(len("ID"), *(len(r.id) for r in rows))
     sev_w = len("SEVERITY")
-    sum_w = min(80, max(len("SUMMARY"), *(len(r.summary) for r in rows)))
-    lines = [f"{'ID':<{id_w}}  {'SEVERITY':<{sev_w}}  {'SUMMARY':<{sum_w}}  SOURCE"]
+    sum_w = max(len("SUMMARY"), width - id_w - sev_w - 4)
+    lines = [f"{'ID':<{id_w}}  {'SEVERITY':<{sev_w}}  SUMMARY"]
     for r in rows:
         summary = r.summary if len(r.summary) <= sum_w else r.summary[: sum_w - 1] + "…"
-        lines.append(f"{r.id:<{id_w}}  {r.severity.label:<{sev_w}}  {summary:<{sum_w}}  {r.source}")
+        lines.append(f"{r.id:<{id_w}}  {r.severity.label:<{sev_w}}  {summary}")
+    lines += ["", f"{len(rows)} rules; `mcpspy rules ID` shows one with its source and examples"]
     return "\n".join(lines) + "\n"
 
 
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from mcpspy.report.command import fail, print_out
 
     if args.rule is None:
-        print_out(rules_table(RULES))
+        print_out(rules_table(RULES, shutil.get_terminal_size(fallback=(100, 24)).columns))
         return 0
     rule = RULES.get(args.rule)
     if rule is None:

@@ -8,16 +8,25 @@ import time
 from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
+from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.exit_codes import EXIT_BUG
+from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
 from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
 
 WAIT_POLL = 0.2
 
 
 def _error(message: str, prog: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
+    return EXIT_UNREADABLE
+
+
+def on_a_terminal() -> bool:
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
+NOT_A_TERMINAL = "the TUI needs a terminal; on a pipe or in CI use `mcpspy report` (text, --json, --markdown)"
 
 
 def _open(path: Path, live: bool) -> int:
@@ -29,18 +38,23 @@ def _open(path: Path, live: bool) -> int:
 
 
 def add_view_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a capture file (.jsonl)")
+    parser.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
+    add_home_option(parser)
 
 
 def run_view(args: argparse.Namespace) -> int:
-    path = Path(args.file)
     try:
+        path = locate_capture(args.file, args.home)
         with path.open("rb") as f:
             decode_header(f.readline(1 << 20))
+    except CaptureNotFound as exc:
+        return _error(str(exc), "mcpspy view")
     except OSError as exc:
-        return _error(f"{path}: {exc.strerror}", "mcpspy view")
+        return _error(f"{exc.filename or args.file}: {exc.strerror}", "mcpspy view")
     except CaptureFormatError as exc:
         return _error(f"{path}: {exc}", "mcpspy view")
+    if not on_a_terminal():
+        return _error(NOT_A_TERMINAL, "mcpspy view")
     return _open(path, live=False)
 
 
@@ -50,6 +64,8 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
+    if not on_a_terminal():
+        return _error(NOT_A_TERMINAL, "mcpspy watch")
     dirs = search_dirs(args.home)
     if args.session:
         found = find_session(args.session, dirs)
