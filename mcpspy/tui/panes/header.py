@@ -19,6 +19,7 @@ from mcpspy.terminal import visible_line
 from mcpspy.tui.loader import Snapshot
 
 SEPARATOR = "  "
+NAME_WITH_FILTER = 32  # a longer server name is cut when a filter is shown too
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ def header_text(h: HeaderState, width: int) -> Content:
         name = visible_line(s.name) or "…" + name[-max(room - 1, 8) :]
         if len(name) > room and h.filter_text is None:
             name = name[: max(room - 1, 8)] + "…"
+        elif len(name) > NAME_WITH_FILTER and h.filter_text is not None:  # leave the filter some room
+            name = name[: NAME_WITH_FILTER - 1] + "…"
     if h.filter_text is not None:
         over = len(name) - room
         if over > 0:  # what is left of the filter
