@@ -31,7 +31,6 @@ from textual.worker import get_current_worker
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.replay import collector_paused
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.terminal import visible_line
 from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.filter_bar import FilterBar
@@ -126,11 +125,13 @@ class InspectorApp(App[None]):
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
         self.unanalysed = 0  # messages listed whose analysis is still to come
         self.reading = False  # a backlog is still being listed
+        self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
         with Horizontal(id="main"):
-            yield MessageList(id="messages")
+            message_list = self._message_list = MessageList(id="messages")
+            yield message_list
             with TabbedContent(id="side"):
                 for tab, label, pane in SIDE_TABS:
                     with TabPane(label, id=tab):
@@ -149,7 +150,9 @@ class InspectorApp(App[None]):
 
     @property
     def message_list(self) -> MessageList:
-        return self.query_one(MessageList)
+        if self._message_list is None:
+            raise NoMatches("the message list is not composed yet")
+        return self._message_list
 
     @property
     def rows(self) -> Sequence[Message]:
@@ -285,7 +288,7 @@ class InspectorApp(App[None]):
             messages.follow,
             self.loaded,
             messages.filter.text if messages.filter else None,
-            visible_line(self.problems[-1]) if self.problems else None,
+            self.problems[-1] if self.problems else None,
         )
         header.show(state)
 
