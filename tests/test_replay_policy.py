@@ -25,6 +25,7 @@ from mcpspy.proxy.log import LogSink
 from mcpspy.replay_policy import analyze_capture
 from mcpspy.tui.app import InspectorApp
 from tests.conftest import MCPSPY
+from tests.tui.test_app import header_of
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -127,18 +128,18 @@ def test_the_live_log_agrees(home: Path) -> None:
 
 
 def header_counts(app: InspectorApp) -> tuple[int, int, int]:
-    match = re.search(r"✖ (\d+) ▲ (\d+) · (\d+)", app.header_text)
-    assert match, app.header_text
+    match = re.search(r"✖ (\d+) ▲ (\d+) · (\d+)", header_of(app))
+    assert match, header_of(app)
     errors, warnings, infos = map(int, match.groups())
     return errors, warnings, infos
 
 
 async def wait_loaded(app: InspectorApp, pilot: object) -> None:
     for _ in range(200):
-        if app.loaded and "ended" in app.header_text:
+        if app.loaded and "ended" in header_of(app):
             return
         await pilot.pause(0.05)  # type: ignore[attr-defined]
-    raise AssertionError(app.header_text)
+    raise AssertionError(header_of(app))
 
 
 def expected_counts(path: Path) -> tuple[int, int, int]:
