@@ -81,8 +81,25 @@ def proxy_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--capture", metavar="PATH", help="write the capture here instead of the sessions directory"
     )
+    p.add_argument(
+        "--capture-overwrite", action="store_true", help="let --capture replace an existing file of yours"
+    )
     _home_option(p)
     p.add_argument("--name", help="the session's name (default: taken from CMD)")
+    p.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="also redact the values of this JSON key in the capture (repeatable)",
+    )
+    p.add_argument("--no-redact", action="store_true", help="store credentials in the capture as they were")
+    p.add_argument(
+        "--retain",
+        metavar="POLICY",
+        help="prune the sessions directory at start: 14d, 500MiB, 30d,2GiB or forever "
+        "(default: $MCPSPY_RETAIN, else 30d,2GiB)",
+    )
     p.add_argument(
         "--exit-grace",
         type=_seconds,
@@ -119,6 +136,9 @@ def subcommand_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="list recorded sessions")
     _home_option(sessions)
     sessions.add_argument("--json", action="store_true", help="machine-readable listing")
+    sessions.add_argument("--prune", action="store_true", help="delete old captures (never a live one)")
+    sessions.add_argument("--older-than", metavar="AGE", help="with --prune: captures older than AGE (30d)")
+    sessions.add_argument("--keep", type=int, metavar="N", help="with --prune: all but the newest N")
 
     report = sub.add_parser("report", help="findings and exchanges of a capture")
     report.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
@@ -196,16 +216,25 @@ def run_proxy_cli(argv: list[str]) -> int:
     command = rest + command
     if not command:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")
+    from mcpspy.capture.redact import RedactionPolicy
+    from mcpspy.capture.retention import policy_from
     from mcpspy.proxy.run import ProxyConfig, run
 
+    try:
+        retention = policy_from(args.retain)
+    except ValueError as exc:
+        parser.error(str(exc))
     return run(
         ProxyConfig(
             command=tuple(command),
             capture=args.capture,
+            capture_overwrite=args.capture_overwrite,
             home=args.home,
             name=args.name,
             exit_grace=args.exit_grace,
             log=args.log,
             verbose=args.verbose,
+            redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
+            retention=retention,
         )
     )

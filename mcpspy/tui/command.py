@@ -72,7 +72,14 @@ def run_watch(args: argparse.Namespace) -> int:
 
 def run_sessions(args: argparse.Namespace) -> int:
     """Each session: started, live or ended, messages and findings by severity, name, command, path."""
-    summaries = [summarize(s) for s in list_sessions(search_dirs(args.home))]
+    if args.prune:
+        from mcpspy.capture.retention import run_prune
+
+        return run_prune(args)
+    problems: list[str] = []
+    summaries = [summarize(s) for s in list_sessions(search_dirs(args.home), problems)]
+    for problem in problems:  # a file that is not a capture: one line each, the others still listed
+        print(f"mcpspy sessions: skipped {problem}", file=sys.stderr)
     if args.json:
         sys.stdout.write(orjson.dumps([as_json(s) for s in summaries], option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")
