@@ -3,7 +3,9 @@
 A line is redacted when it is one JSON text in which some object, at any
 depth, has a member whose key names a credential. That member's value (a
 string, number, object or array: null and booleans hold no secret) is
-replaced by a marker string; every other byte of the line stays as it was::
+replaced by a marker string; every other byte of the line stays as it was
+(but an object under a name in a JSON Schema's ``properties`` is the schema
+of an argument, not a value: a tool's ``api_key`` argument keeps its schema)::
 
     {"params":{"_meta":{"authorization":"<redacted:string:39:1f0c9a4be27d>"}}}
 
@@ -126,6 +128,8 @@ _TRAILING_WS = re.compile(_WS + rb"\Z")
 # Parser states: what may come next.
 _VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _AFTER = range(6)
 _OPEN, _CLOSE = {ord("{"), ord("[")}, {ord("}"): ord("{"), ord("]"): ord("[")}
+_SCHEMAS = ord("(")  # on the stack: an object that maps names to JSON Schemas, not to values
+_PLAIN, _CREDENTIAL, _PROPERTIES = range(3)  # what a key says about its value
 _TYPE: dict[str | int, str] = {"s": "string", "n": "number", ord("{"): "object", ord("["): "array"}
 
 
@@ -214,10 +218,10 @@ class Redactor:
         A strict JSON tokenizer with an explicit stack: no recursion, so no
         nesting is too deep, and no parsed copy of the line is made.
         """
-        match, is_secret = _TOKEN.match, self._is_secret_key
+        match, key_kind = _TOKEN.match, self._key_kind
         stack = bytearray()
         scan = _Scan()
-        state, pos, secret_key = _VALUE, 0, False
+        state, pos, secret_key, schemas = _VALUE, 0, False, False
         while (m := match(data, pos)) is not None:
             kind = m.lastgroup
             assert kind is not None
@@ -229,12 +233,14 @@ class Redactor:
                         scan.spans.append(_Span(start, pos, _TYPE[kind]))
                     elif kind == "s" and scan.start < 0 and self._may_embed_secret(data[start:pos]):
                         scan.spans.append(_Span(start, pos, "embedded"))
-                    state, secret_key = _AFTER, False
+                    state, secret_key, schemas = _AFTER, False, False
                 elif char in _OPEN:
-                    if secret_key:
-                        scan.start, scan.depth, secret_key = start, len(stack), False
-                    stack.append(char)
+                    if secret_key and not (char == ord("{") and stack and stack[-1] == _SCHEMAS):
+                        scan.start, scan.depth = start, len(stack)
+                    secret_key = False
+                    stack.append(_SCHEMAS if schemas and char == ord("{") else char)
                     state = _FIRST_KEY if char == ord("{") else _FIRST_ITEM
+                    schemas = False
                 elif char == ord("]") and state == _FIRST_ITEM:
                     self._close(stack, data, pos, scan)
                     state = _AFTER
@@ -242,7 +248,9 @@ class Redactor:
                     return None
             elif state in (_FIRST_KEY, _KEY):
                 if kind == "s":
-                    secret_key = scan.start < 0 and is_secret(data[start:pos])
+                    said = _PLAIN if scan.start >= 0 else key_kind(data[start:pos])
+                    secret_key = said == _CREDENTIAL  # in a schemas map, unless an object (a schema) follows
+                    schemas = said == _PROPERTIES and stack[-1] != _SCHEMAS
                     state = _COLON
                 elif char == ord("}") and state == _FIRST_KEY:
                     self._close(stack, data, pos, scan)
@@ -257,8 +265,8 @@ class Redactor:
                 if kind != "p" or not stack:
                     return None
                 if char == ord(","):
-                    state = _KEY if stack[-1] == ord("{") else _VALUE
-                elif _CLOSE.get(char) == stack[-1]:
+                    state = _VALUE if stack[-1] == ord("[") else _KEY
+                elif _CLOSE.get(char) == (ord("{") if stack[-1] == _SCHEMAS else stack[-1]):
                     self._close(stack, data, pos, scan)
                 else:
                     return None
@@ -278,8 +286,11 @@ class Redactor:
         """Whether a string value may be a JSON text naming a credential (its quotes escaped)."""
         return b'\\"' in token and self.may_hold_secret(token)
 
-    def _is_secret_key(self, token: bytes) -> bool:
-        return canonical(_decode_string(token)) in self._canonical_keys
+    def _key_kind(self, token: bytes) -> int:
+        key = canonical(_decode_string(token))
+        if key in self._canonical_keys:
+            return _CREDENTIAL
+        return _PROPERTIES if key == "properties" else _PLAIN
 
 
 def _encode_string(text: str) -> bytes:
