@@ -94,7 +94,7 @@ def parse_policy(text: str) -> RetentionPolicy:
 def policy_from(option: str | None, env: Mapping[str, str] | None = None) -> RetentionPolicy:
     """``--retain``, else ``$MCPSPY_RETAIN``, else the default. ValueError names a bad one."""
     env = os.environ if env is None else env
-    if option:
+    if option is not None:
         return parse_policy(option)
     if env.get(ENV):
         try:
