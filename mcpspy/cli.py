@@ -95,8 +95,25 @@ def proxy_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--capture", metavar="PATH", help="write the capture here instead of the sessions directory"
     )
+    p.add_argument(
+        "--capture-overwrite", action="store_true", help="let --capture replace an existing file of yours"
+    )
     add_home_option(p)
     p.add_argument("--name", help="the session's name (default: taken from CMD)")
+    p.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="also redact the values of this JSON key in the capture (repeatable)",
+    )
+    p.add_argument("--no-redact", action="store_true", help="store credentials in the capture as they were")
+    p.add_argument(
+        "--retain",
+        metavar="POLICY",
+        help="prune the sessions directory at start: 14d, 500MiB, 30d,2GiB or forever "
+        "(default: $MCPSPY_RETAIN, else 30d,2GiB)",
+    )
     p.add_argument(
         "--exit-grace",
         type=seconds,
@@ -198,18 +215,27 @@ def run_proxy_cli(argv: list[str]) -> int:
     command = rest + command
     if not command:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")
+    from mcpspy.capture.redact import RedactionPolicy
+    from mcpspy.capture.retention import policy_from
     from mcpspy.proxy.run import ProxyConfig, run
 
+    try:
+        retention = policy_from(args.retain)
+    except ValueError as exc:
+        parser.error(str(exc))
     if (status := early_signals.pending_exit()) is not None:
         return status  # told to stop before the server was started
     return run(
         ProxyConfig(
             command=tuple(command),
             capture=args.capture,
+            capture_overwrite=args.capture_overwrite,
             home=args.home,
             name=args.name,
             exit_grace=args.exit_grace,
             log=args.log,
             verbose=args.verbose,
+            redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
+            retention=retention,
         )
     )

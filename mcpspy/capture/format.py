@@ -5,7 +5,10 @@
     {"seq":2,"t":0.003,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
     {"seq":3,"t":0.01,"event":"server-exited","code":0}                 lifecycle
 
-A line's text excludes its newline; ``unterminated`` marks the absence of one.
+A line's text excludes its newline; ``unterminated`` marks the absence of one,
+and ``redacted`` says that credentials in it were replaced by markers
+(``capture.redact``) before it was stored: the header's ``redaction`` says
+which keys.
 ``t`` is seconds to the nearest microsecond, as orjson writes the float.
 
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import codecs
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -34,6 +37,7 @@ from mcpspy.capture.records import (
     Recorded,
     Stream,
 )
+from mcpspy.capture.redact import Redactor
 from mcpspy.wire.splitter import LongLine
 
 FORMAT_VERSION = "1.0"
@@ -44,34 +48,35 @@ class CaptureFormatError(ValueError):
     """A capture line that is not a record this version can read."""
 
 
-def encode_header(header: Header) -> bytes:
-    return (
-        orjson.dumps(
-            {
-                "format": header.format,
-                "session": header.session,
-                "started": header.started,
-                "command": list(header.command),
-                "name": header.name,
-                "cwd": header.cwd,
-                "mcpspy": header.mcpspy,
-                "pid": header.pid,
-            }
-        )
-        + b"\n"
-    )
+def encode_header(header: Header, redaction: dict[str, object] | None = None) -> bytes:
+    """The header line; ``redaction`` is the policy in force (``RedactionPolicy.header``)."""
+    obj: dict[str, object] = {
+        "format": header.format,
+        "session": header.session,
+        "started": header.started,
+        "command": list(header.command),
+        "name": header.name,
+        "cwd": header.cwd,
+        "mcpspy": header.mcpspy,
+        "pid": header.pid,
+    }
+    if redaction is not None:
+        obj["redaction"] = redaction
+    return orjson.dumps(obj) + b"\n"
 
 
 class _Forms:
     """The byte templates of one stream's line records: % (seq, time, text or base64)."""
 
-    __slots__ = ("b64", "open_b64", "open_text", "text")
+    __slots__ = ("b64", "open_b64", "open_text", "redacted_b64", "redacted_text", "text")
 
     def __init__(self, stream: Stream, terminated: bool) -> None:
         head = b'{"seq":%d,"t":%b,"stream":"' + stream.value.encode() + b'",'
         end = b"}\n" if terminated else b',"unterminated":true}\n'
         self.text = head + b'"text":%b' + end
         self.b64 = head + b'"b64":"%b"' + end
+        self.redacted_text = head + b'"text":%b' + end[:-2] + b',"redacted":true}\n'
+        self.redacted_b64 = head + b'"b64":"%b"' + end[:-2] + b',"redacted":true}\n'
         self.open_text = head + b'"text":"'  # a long line: the text follows in pieces
         self.open_b64 = head + b'"b64":"'
 
@@ -91,38 +96,60 @@ def _time(t: float) -> bytes:
     return orjson.dumps(to_microsecond(t))
 
 
-def _line_record(forms: _Forms, seq: int, t: bytes, line: bytes) -> bytes:
+def _line_record(forms: _Forms, seq: int, t: bytes, line: bytes, redactor: Redactor | None = None) -> bytes:
+    if redactor is not None and (redacted := redactor.redact(line)) is not None:
+        return _redacted_record(forms, seq, t, redacted)
     try:
         return forms.text % (seq, t, orjson.dumps(line.decode()))
     except UnicodeDecodeError:
         return forms.b64 % (seq, t, base64.b64encode(line))
 
 
-def encode_line(seq: int, t: float, stream: Stream, data: bytes, terminated: bool = True) -> bytes:
+def _redacted_record(forms: _Forms, seq: int, t: bytes, line: bytes) -> bytes:
+    try:
+        return forms.redacted_text % (seq, t, orjson.dumps(line.decode()))
+    except UnicodeDecodeError:
+        return forms.redacted_b64 % (seq, t, base64.b64encode(line))
+
+
+def encode_line(
+    seq: int, t: float, stream: Stream, data: bytes, terminated: bool = True, redactor: Redactor | None = None
+) -> bytes:
     """One line record: the proxy's hot path, when a chunk is one whole line."""
-    return _line_record((_FORMS if terminated else _FORMS_UNTERMINATED)[stream], seq, _time(t), data)
+    forms = (_FORMS if terminated else _FORMS_UNTERMINATED)[stream]
+    return _line_record(forms, seq, _time(t), data, redactor)
 
 
-def encode_lines(batch: LineBatch) -> bytes:
+def encode_lines(batch: LineBatch, redactor: Redactor | None = None) -> bytes:
     """The records of a batch of short lines (every line ``bytes``)."""
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
     t = _time(batch.t)
     lines: Sequence[bytes] = batch.lines  # type: ignore[assignment]  # the caller checked
     if len(lines) == 1:
-        return _line_record(forms, batch.first_seq, t, lines[0])
-    return b"".join([_line_record(forms, seq, t, line) for seq, line in enumerate(lines, batch.first_seq)])
+        return _line_record(forms, batch.first_seq, t, lines[0], redactor)
+    return b"".join(
+        [_line_record(forms, seq, t, line, redactor) for seq, line in enumerate(lines, batch.first_seq)]
+    )
 
 
-def encode_batch(batch: LineBatch) -> Iterator[bytes | memoryview]:
-    """The records of any batch; a long line (only ever the first) comes in pieces, lazily."""
+def encode_batch(batch: LineBatch, redactor: Redactor | None = None) -> Iterator[bytes | memoryview]:
+    """The records of any batch; a long line (only ever the first) comes in pieces, lazily.
+
+    A long line that may name a credential is joined to be redacted (it is
+    held in memory already, as its pieces); one that does not is never copied.
+    """
     first = batch.lines[0]
     if not isinstance(first, LongLine):
-        yield encode_lines(batch)
+        yield encode_lines(batch, redactor)
         return
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
-    yield from _encode_long_line(forms, batch.first_seq, _time(batch.t), first, batch.terminated)
+    t = _time(batch.t)
+    if redactor is not None and redactor.pieces_may_hold_secret(first.pieces):
+        yield _line_record(forms, batch.first_seq, t, bytes(first), redactor)
+    else:
+        yield from _encode_long_line(forms, batch.first_seq, t, first, batch.terminated)
     if len(batch.lines) > 1:
-        yield encode_lines(LineBatch(batch.first_seq + 1, batch.t, batch.stream, batch.lines[1:]))
+        yield encode_lines(LineBatch(batch.first_seq + 1, batch.t, batch.stream, batch.lines[1:]), redactor)
 
 
 def _encode_long_line(
@@ -169,17 +196,19 @@ def encode_lifecycle(record: LifecycleRecord) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
 
-def encode_record(record: Record) -> bytes:
+def encode_record(record: Record, redactor: Redactor | None = None) -> bytes:
     if isinstance(record, LineRecord):
-        return encode_line(record.seq, record.t, record.stream, record.data, record.terminated)
+        return encode_line(record.seq, record.t, record.stream, record.data, record.terminated, redactor)
     return encode_lifecycle(record)
 
 
-def encode_recorded(recorded: Sequence[Recorded]) -> Iterator[bytes | memoryview]:
+def encode_recorded(
+    recorded: Sequence[Recorded], redactor: Redactor | None = None
+) -> Iterator[bytes | memoryview]:
     """What the recorder handed out, as capture bytes, in pieces (long lines lazily)."""
     for item in recorded:
         if isinstance(item, LineBatch):
-            yield from encode_batch(item)
+            yield from encode_batch(item, redactor)
         else:
             yield encode_lifecycle(item)
 
@@ -198,7 +227,49 @@ def check_version(version: object) -> None:
         )
 
 
+PID_MAX = 2**31 - 1  # pid_t
+
+
+def _is_string(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(a, str) for a in value)
+
+
+def _is_pid(value: object) -> bool:
+    return type(value) is int and 0 <= value <= PID_MAX
+
+
+def _is_redaction(value: object) -> bool:
+    if not isinstance(value, dict):
+        return False
+    return isinstance(value.get("enabled"), bool) and _is_strings(value.get("keys"))
+
+
+#: What each header field must be, when present (``format`` and ``session`` must be).
+_HEADER_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "session": (_is_string, "a string"),
+    "started": (_is_string, "a string"),
+    "command": (_is_strings, "an array of strings"),
+    "name": (_is_string, "a string"),
+    "cwd": (_is_string, "a string"),
+    "mcpspy": (_is_string, "a string"),
+    "pid": (_is_pid, f"a process id (0 to {PID_MAX})"),
+    "redaction": (_is_redaction, 'a redaction policy ({"enabled": bool, "keys": [string]})'),
+}
+
+
+def _json_type(value: object) -> str:
+    if type(value) is int:
+        return f"{value}"
+    names = {str: "a string", bool: "true or false", float: "a number", dict: "an object", list: "an array"}
+    return names.get(type(value), "null")
+
+
 def decode_header(line: bytes) -> Header:
+    """The header, every field of the type it must have; CaptureFormatError says which is not."""
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -206,15 +277,18 @@ def decode_header(line: bytes) -> Header:
     if not isinstance(obj, dict) or "session" not in obj:
         raise CaptureFormatError("not an mcpspy capture: the first line is not a header")
     check_version(obj.get("format"))
+    for key, (valid, what) in _HEADER_FIELDS.items():
+        if key in obj and not valid(obj[key]):
+            raise CaptureFormatError(f'bad capture header: "{key}" is {_json_type(obj[key])}, not {what}')
     return Header(
-        format=str(obj["format"]),
-        session=str(obj["session"]),
-        started=str(obj.get("started", "")),
-        command=tuple(str(a) for a in obj.get("command", ())),
-        name=str(obj.get("name", "")),
-        cwd=str(obj.get("cwd", "")),
-        mcpspy=str(obj.get("mcpspy", "")),
-        pid=int(obj.get("pid", 0)),
+        format=obj["format"],
+        session=obj["session"],
+        started=obj.get("started", ""),
+        command=tuple(obj.get("command", ())),
+        name=obj.get("name", ""),
+        cwd=obj.get("cwd", ""),
+        mcpspy=obj.get("mcpspy", ""),
+        pid=obj.get("pid", 0),
     )
 
 

@@ -10,7 +10,10 @@ from datetime import datetime
 from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
+from mcpspy.capture.private import ensure_private_dir
 from mcpspy.capture.records import Header
+
+__all__ = ["ensure_private_dir"]  # re-exported: where callers have always found it
 
 #: Launchers whose first real argument names the server better than they do.
 LAUNCHERS = frozenset(
@@ -102,17 +105,17 @@ def server_name(command: Sequence[str]) -> str:
     return "server"
 
 
+def safe_name(name: str) -> str:
+    """``--name`` as a file name part: a name, never a path (no separator, no ``..``)."""
+    name = re.sub(r"[^\w.-]+", "-", name)  # separators, spaces, controls
+    name = re.sub(r"\.{2,}", ".", name).strip(".-")
+    return name[:64].rstrip(".-") or "server"
+
+
 def session_file_name(started: datetime, name: str, pid: int) -> str:
     """Sorts by time, shows the server: 20261202T193000.123Z-helpdesk-4242.jsonl."""
     stamp = started.strftime("%Y%m%dT%H%M%S.") + f"{started.microsecond // 1000:03d}Z"
-    return f"{stamp}-{name}-{pid}.jsonl"
-
-
-def ensure_private_dir(path: Path) -> None:
-    """Create the sessions directory 0700: traffic holds tokens and customer data."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o700)
+    return f"{stamp}-{safe_name(name)}-{pid}.jsonl"
 
 
 @dataclass(frozen=True)
@@ -131,37 +134,60 @@ def _pid_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:
         return True
     return True
 
 
-def _last_line(path: Path, limit: int = 65536) -> bytes:
-    with path.open("rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - limit))
-        tail = f.read()
-    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
-    return lines[-1]
+STOPPED = b'"event":"proxy-stopped"'
+_TAIL = 512  # a proxy-stopped record is under 100 bytes: a longer last line is not one
+
+
+def _ended(fd: int) -> bool:
+    """Whether the capture open on ``fd`` ends with its proxy-stopped record."""
+    size = os.fstat(fd).st_size
+    tail = os.pread(fd, _TAIL, max(0, size - _TAIL))
+    return STOPPED in tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+
+
+def read_header_and_state(fd: int) -> tuple[Header, bool]:
+    """The header of the capture open on ``fd``, and whether it is live.
+
+    Live: the proxy that writes it has not written proxy-stopped, and its pid
+    is alive (a killed proxy's capture is over, though it never says so).
+    """
+    first = os.pread(fd, 1 << 20, 0).split(b"\n", 1)[0]
+    header = decode_header(first)
+    return header, not _ended(fd) and _pid_alive(header.pid)
+
+
+def read_session_checked(path: Path) -> SessionInfo | str:
+    """Header and liveness of one capture, or why it is not one (a single line)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    try:
+        header, live = read_header_and_state(fd)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    except CaptureFormatError as exc:
+        return f"{path}: {exc}"
+    finally:
+        os.close(fd)
+    return SessionInfo(path, header, live)
 
 
 def read_session(path: Path) -> SessionInfo | None:
     """Header and liveness of one capture; None when it is not a capture."""
-    try:
-        with path.open("rb") as f:
-            first = f.readline(1 << 20)
-        header = decode_header(first)
-        ended = b'"event":"proxy-stopped"' in _last_line(path)
-    except (OSError, CaptureFormatError):
-        return None
-    return SessionInfo(path, header, live=not ended and _pid_alive(header.pid))
+    found = read_session_checked(path)
+    return found if isinstance(found, SessionInfo) else None
 
 
-def list_sessions(dirs: Iterable[Path]) -> list[SessionInfo]:
-    """Every capture in ``dirs``, oldest first."""
+def list_sessions(dirs: Iterable[Path], problems: list[str] | None = None) -> list[SessionInfo]:
+    """Every capture in ``dirs``, oldest first; each file that is not one is noted in ``problems``."""
     found: dict[Path, SessionInfo] = {}
     for d in dirs:
         try:
@@ -172,9 +198,11 @@ def list_sessions(dirs: Iterable[Path]) -> list[SessionInfo]:
             key = path.resolve()
             if key in found:
                 continue
-            info = read_session(path)
-            if info is not None:
+            info = read_session_checked(path)
+            if isinstance(info, SessionInfo):
                 found[key] = info
+            elif problems is not None:
+                problems.append(info)
     return sorted(found.values(), key=lambda s: (s.header.started, s.path.name))
 
 

@@ -1,7 +1,9 @@
 """Write a capture file; never let a failure stop the traffic.
 
-The file is created 0600 and written in batches, each with as few system
-calls as it takes (``os.writev`` of the encoded pieces, no joined copy). When
+The file is created 0600, never through a symlink (``capture.private``), and
+written in batches, each with as few system calls as it takes (``os.writev``
+of the encoded pieces, no joined copy). Credentials are redacted as the line
+records are encoded (``capture.redact``), so they never reach the disk. When
 a write fails (an unwritable directory, a full disk) the writer says so once,
 through ``on_failure``, and from then on drops records: forwarding goes on.
 """
@@ -13,27 +15,47 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
+from mcpspy.capture.private import create_in, open_capture, private_dir_fd
 from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
-from mcpspy.capture.sessions import ensure_private_dir
+from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor
 
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
 MAX_PARTS = 512  # pieces per writev, under every system's IOV_MAX
 
 
 class CaptureWriter:
-    def __init__(self, path: Path, on_failure: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        on_failure: Callable[[str], None],
+        redaction: RedactionPolicy = DEFAULT_POLICY,
+    ) -> None:
         self.path = path
+        self.redaction = redaction
+        self._redactor = Redactor(redaction.keys) if redaction.enabled else None
         self._on_failure = on_failure
         self._fd = -1
         self.failed = False
 
-    def open(self, header: Header, private_dir: bool) -> None:
+    def open(self, header: Header, private_dir: bool, overwrite: bool = False) -> None:
+        """Create the capture and write its header.
+
+        ``private_dir``: the file goes into the sessions directory, created
+        0700 when missing. ``overwrite``: an existing ``--capture`` file of the
+        user's may be replaced. Raises CaptureRefused, before anything is
+        written, for a place mcpspy must not write to; any other failure is
+        reported through ``on_failure`` and forwarding goes on.
+        """
         try:
             if private_dir:
-                ensure_private_dir(self.path.parent)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC
-            self._fd = os.open(self.path, flags, 0o600)
-            self._write_all(encode_header(header))
+                dir_fd = private_dir_fd(self.path.parent)
+                try:
+                    self._fd = create_in(dir_fd, self.path.name)
+                finally:
+                    os.close(dir_fd)
+            else:
+                self._fd = open_capture(self.path, overwrite)
+            self._write_all(encode_header(header, self.redaction.header()))
         except OSError as exc:
             self._fail(exc)
 
@@ -41,7 +63,7 @@ class CaptureWriter:
         """Append one line record (the proxy's common case)."""
         if self._fd >= 0:
             try:
-                self._write_all(encode_line(seq, t, stream, line))
+                self._write_all(encode_line(seq, t, stream, line, redactor=self._redactor))
             except OSError as exc:
                 self._fail(exc)
 
@@ -51,14 +73,15 @@ class CaptureWriter:
             return
         if len(recorded) == 1 and type(item := recorded[0]) is LineBatch and type(item.lines[0]) is bytes:
             try:
-                self._write_all(encode_lines(item))  # the common case: the short lines of one chunk
+                # the common case: the short lines of one chunk
+                self._write_all(encode_lines(item, self._redactor))
             except OSError as exc:
                 self._fail(exc)
             return
         parts: list[bytes | memoryview] = []
         size = 0
         try:
-            for part in encode_recorded(recorded):
+            for part in encode_recorded(recorded, self._redactor):
                 parts.append(part)
                 size += len(part)
                 if size >= WRITE_AT or len(parts) >= MAX_PARTS:

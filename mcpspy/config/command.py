@@ -6,12 +6,21 @@ import argparse
 import difflib
 import os
 import sys
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpspy.config.safefile import (
+    ConfigChanged,
+    LockTimeout,
+    Snapshot,
+    create_backup,
+    locked,
+    read_snapshot,
+    real_path,
+    replace,
+)
 from mcpspy.config.wrap import (
     ConfigError,
     codex_snippet,
@@ -23,6 +32,7 @@ from mcpspy.config.wrap import (
 )
 
 BACKUP_SUFFIX = ".mcpspy-backup"
+ATTEMPTS = 5  # reads of a config that keeps changing under us before giving up
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +69,17 @@ def codex_path(home: Path | None = None) -> Path:
     return Path(os.environ.get("CODEX_HOME") or (home or Path.home()) / ".codex") / "config.toml"
 
 
-def _read(path: Path) -> str:
+def _snapshot(path: Path) -> Snapshot:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_snapshot(path)
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not UTF-8") from None
+
+
+def _read(path: Path) -> str:
+    return _snapshot(path).text
 
 
 def _named_config(path: Path) -> ConfigFile:
@@ -84,6 +98,8 @@ def _codex_servers(path: Path) -> dict[str, Any]:
         data = tomllib.loads(_read(path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a config") from None
     found = data.get("mcp_servers", {})
     return found if isinstance(found, dict) else {}
 
@@ -98,20 +114,6 @@ def _holding(name: str, configs: list[ConfigFile]) -> list[ConfigFile]:
     return [c for c in configs if name in servers(_read(c.path), c.key_path)]
 
 
-def _write(path: Path, text: str) -> None:
-    """Replace the file atomically, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _diff(path: Path, old: str, new: str) -> str:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), str(path), str(path)
@@ -122,18 +124,6 @@ def _diff(path: Path, old: str, new: str) -> str:
 def _error(message: str) -> int:
     print(f"mcpspy: {message}", file=sys.stderr)
     return 2
-
-
-def _wrapped_anywhere(text: str) -> bool:
-    """Whether any entry of any servers object in the file is already wrapped."""
-    root = parse(text)
-    objects: list[Any] = [root.get("mcpServers"), root.get("servers")] if isinstance(root, dict) else []
-    projects = root.get("projects") if isinstance(root, dict) else None
-    if isinstance(projects, dict):
-        objects += [p.get("mcpServers") for p in projects.values() if isinstance(p, dict)]
-    return any(
-        isinstance(e, dict) and is_wrapped(e) for o in objects if isinstance(o, dict) for e in o.values()
-    )
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -206,40 +196,75 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
             f"no server entry named {args.name!r} in "
             + (args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates())))
         )
-    text = _read(target.path)
-    backup = target.path.with_name(target.path.name + BACKUP_SUFFIX)
-    if wrapping:
-        new = wrap_text(text, target.key_path, args.name)
-    else:
-        new = unwrap_text(text, target.key_path, args.name, _read(backup) if backup.is_file() else None)
+    real = real_path(target.path)
     if args.dry_run:
-        sys.stdout.write(_diff(target.path, text, new))
+        text = _read(real)
+        sys.stdout.write(_diff(target.path, text, _edited(text, target, args.name, wrapping, real)))
         return 0
-    if wrapping and (not backup.is_file() or not _wrapped_anywhere(text)):
-        backup.write_bytes(text.encode("utf-8"))
-        os.chmod(backup, target.path.stat().st_mode & 0o7777)
-    _write(target.path, new)
+    try:
+        with locked(real):
+            backed_up = _edit(real, target, args.name, wrapping)
+    except LockTimeout:
+        raise ConfigError(f"another mcpspy is editing {real}; try again") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot write {real}: {exc.strerror or exc}") from None
     verb = "wrapped" if wrapping else "unwrapped"
-    print(f"{verb} {args.name!r} in {target.path} ({target.client})")
-    if not wrapping and backup.is_file() and _read(backup) == new:
-        backup.unlink()
-    elif wrapping:
-        print(f"backup: {backup}; restart the client to pick up the change")
+    where = f"{target.path}" + (f" (a symlink: edited {real})" if target.path.is_symlink() else "")
+    print(f"{verb} {args.name!r} in {where} ({target.client})")
+    if wrapping:
+        kept = "" if backed_up else " (kept from an earlier wrap)"
+        print(f"backup: {_backup(real)}{kept}; restart the client to pick up the change")
     return 0
 
 
-def run_wrap(args: argparse.Namespace) -> int:
+def _backup(real: Path) -> Path:
+    return real.with_name(real.name + BACKUP_SUFFIX)
+
+
+def _edited(text: str, target: ConfigFile, name: str, wrapping: bool, real: Path) -> str:
+    if wrapping:
+        return wrap_text(text, target.key_path, name)
+    backup = _backup(real)
+    return unwrap_text(text, target.key_path, name, _read(backup) if backup.is_file() else None)
+
+
+def _edit(real: Path, target: ConfigFile, name: str, wrapping: bool) -> bool:
+    """Under the lock: read, change, back up (once), replace; again if the file changed meanwhile.
+
+    Returns whether this wrap made the backup (False: one was there already).
+    """
+    backed_up = False
+    for _ in range(ATTEMPTS):
+        read = _snapshot(real)
+        new = _edited(read.text, target, name, wrapping, real)
+        backed_up = (wrapping and create_backup(_backup(real), read.text, read.mode)) or backed_up
+        try:
+            replace(real, new, read)
+        except ConfigChanged:
+            continue
+        backup = _backup(real)
+        if not wrapping and backup.is_file() and _read(backup) == new:
+            backup.unlink()  # back where it started: the backup has done its job
+        return backed_up
+    raise ConfigError(f"{real} keeps changing while mcpspy edits it; try again")
+
+
+def _guarded(args: argparse.Namespace, wrapping: bool) -> int:
+    """Every bad config or unwritable place is one line and exit 2, never a traceback."""
     try:
-        return _run(args, wrapping=True)
+        return _run(args, wrapping)
     except ConfigError as exc:
         return _error(str(exc))
+    except OSError as exc:
+        return _error(f"{exc.filename or 'config'}: {exc.strerror or exc}")
+
+
+def run_wrap(args: argparse.Namespace) -> int:
+    return _guarded(args, wrapping=True)
 
 
 def run_unwrap(args: argparse.Namespace) -> int:
-    try:
-        return _run(args, wrapping=False)
-    except ConfigError as exc:
-        return _error(str(exc))
+    return _guarded(args, wrapping=False)
 
 
 def add_wrap_arguments(parser: argparse.ArgumentParser) -> None:

@@ -101,6 +101,8 @@ def parse(text: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise ConfigError(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError("nested too deeply to be a config") from None
 
 
 def _find(text: str, start: int, key: str) -> Member | None:

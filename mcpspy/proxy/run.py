@@ -28,7 +28,10 @@ import trio
 
 from mcpspy import __version__
 from mcpspy.capture.format import FORMAT_VERSION
+from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.records import Event, Header, Record, Stream
+from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
+from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy.fdio import close_quietly, ensure_std_fds, read_chunk, write_all, write_quietly, writer_to
@@ -39,17 +42,21 @@ FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 KILL_AFTER = 2.0  # seconds between SIGTERM and SIGKILL
 DRAIN_AFTER_EXIT = 2.0  # how long a server's children may hold its pipes open after it exits
 EXIT_CANNOT_START = 127
+EXIT_REFUSED = 2  # the capture's place is unsafe: refused before the server starts
 
 
 @dataclass(frozen=True)
 class ProxyConfig:
     command: tuple[str, ...]
     capture: str | None = None
+    capture_overwrite: bool = False
     home: str | None = None
     name: str | None = None
     exit_grace: float = 5.0
     log: str | None = None
     verbose: bool = False
+    redaction: RedactionPolicy = DEFAULT_POLICY
+    retention: RetentionPolicy = DEFAULT
 
 
 def run(config: ProxyConfig) -> int:
@@ -140,8 +147,14 @@ class Proxy:
             mcpspy=__version__,
             pid=os.getpid(),
         )
-        capture = CaptureWriter(path, on_failure=self.warn)
-        capture.open(header, private_dir=private)
+        capture = CaptureWriter(path, on_failure=self.warn, redaction=config.redaction)
+        try:
+            capture.open(header, private_dir=private, overwrite=config.capture_overwrite)
+        except CaptureRefused as exc:
+            self.warn(f"mcpspy: {exc}")
+            return EXIT_REFUSED
+        if private and not capture.failed and (pruned := prune_at_start(path.parent, config.retention)):
+            self.say(pruned)
         self.recording = Recording(capture, self._t0)
         log = SinkThread(self._open_log(config.log)) if config.log is not None else None
         if log is not None:

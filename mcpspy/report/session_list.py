@@ -7,6 +7,8 @@ import sys
 
 import orjson
 
+from mcpspy.capture.private import CaptureRefused
+from mcpspy.capture.retention import ENV, RetentionPolicy, parse_age, policy_from, prune, pruned_text
 from mcpspy.capture.sessions import list_sessions, search_dirs
 from mcpspy.options import add_home_option
 from mcpspy.session_counts import count_session, session_json, session_line
@@ -16,11 +18,19 @@ from mcpspy.terminal import visible_line
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_home_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable listing")
+    parser.add_argument("--prune", action="store_true", help="delete old captures (never a live one)")
+    parser.add_argument("--older-than", metavar="AGE", help="with --prune: captures older than AGE (30d)")
+    parser.add_argument("--keep", type=int, metavar="N", help="with --prune: all but the newest N")
 
 
 def run(args: argparse.Namespace) -> int:
     """Each session: started, live or ended, messages and findings by severity, name, command, path."""
-    counted = [count_session(s) for s in list_sessions(search_dirs(args.home))]
+    if args.prune:
+        return prune_sessions(args)
+    problems: list[str] = []
+    counted = [count_session(s) for s in list_sessions(search_dirs(args.home), problems)]
+    for problem in problems:  # a file that is not a capture: one line each, the others still listed
+        print(f"mcpspy sessions: skipped {visible_line(problem)}", file=sys.stderr)
     if args.json:
         sys.stdout.write(
             orjson.dumps([session_json(s) for s in counted], option=orjson.OPT_INDENT_2).decode()
@@ -33,3 +43,31 @@ def run(args: argparse.Namespace) -> int:
     for s in counted:
         print(f"{session_line(s)}  {visible_line(str(s.info.path))}")
     return 0
+
+
+def prune_sessions(args: argparse.Namespace) -> int:
+    """`mcpspy sessions --prune [--older-than AGE] [--keep N]`: without either, the retention policy."""
+    try:
+        if args.older_than is None and args.keep is None:
+            policy = policy_from(None)
+            if policy.forever:
+                print(f"{ENV} keeps captures forever: nothing pruned (give --older-than or --keep)")
+                return 0
+        else:
+            age = parse_age(args.older_than) if args.older_than is not None else None
+            policy = RetentionPolicy(max_age=age, keep=args.keep)
+    except ValueError as exc:
+        print(f"mcpspy sessions: {exc}", file=sys.stderr)
+        return 2
+    status = 0
+    for directory in search_dirs(args.home):
+        try:
+            result = prune(directory, policy)
+        except (CaptureRefused, OSError) as exc:
+            print(f"mcpspy sessions: not pruning: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        print(pruned_text(result))
+        for problem in result.problems:
+            print(f"mcpspy sessions: {visible_line(problem)}", file=sys.stderr)
+    return status

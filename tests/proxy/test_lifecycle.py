@@ -6,6 +6,7 @@ In every case mcpspy's stdout must be the server's stdout, byte for byte.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -213,11 +214,15 @@ def test_cli_errors_help_and_version() -> None:
 
 
 def test_a_full_disk_warns_once_and_forwarding_goes_on(tmp_path: Path) -> None:
-    if not Path("/dev/full").exists():
-        return  # Linux only: every write to /dev/full fails with ENOSPC
+    # A file size limit makes writes past 4 KiB fail (EFBIG; Python ignores SIGXFSZ), as a full
+    # disk would. (/dev/full is refused now: --capture never writes into an existing file.)
     lines = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping"}\n' % i for i in range(2000))
     proc = subprocess.run(
-        [*MCPSPY, "--capture", "/dev/full", "--", "cat"], input=lines, capture_output=True, timeout=60
+        [*MCPSPY, "--capture", str(tmp_path / "c.jsonl"), "--", "cat"],
+        input=lines,
+        capture_output=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)),
     )
     assert (proc.returncode, proc.stdout) == (0, lines)
     assert proc.stderr.count(b"\n") == 1 and b"cannot write the capture" in proc.stderr

@@ -1,0 +1,152 @@
+"""Private files and directories: traffic holds tokens and customer data.
+
+Every directory mcpspy creates is 0700 and every capture 0600, whatever the
+umask. Nothing is written through a symlink: a capture is created with
+``O_CREAT|O_EXCL|O_NOFOLLOW``, inside a directory opened with
+``O_NOFOLLOW`` and used by its descriptor, so no path can be swapped between
+the check and the write. A sessions directory that others could tamper with
+(a symlink, someone else's, writable by group or others) is refused with the
+reason, as ssh refuses a lax ``~/.ssh``; it is never chmodded.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND | os.O_CLOEXEC
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class CaptureRefused(Exception):
+    """A place mcpspy will not write a capture to; the message is the one line the user sees."""
+
+
+def private_dir_fd(path: Path, create: bool = True) -> int:
+    """The sessions directory, opened; missing directories on the way are created 0700.
+
+    Raises CaptureRefused for a directory others could tamper with, OSError
+    when it cannot be created or opened (FileNotFoundError with ``create`` off).
+    """
+    path = Path(os.path.abspath(path))
+    if create:
+        _make_dirs(path)
+    try:
+        fd = os.open(path, _DIR)
+    except OSError:
+        if os.path.islink(path):
+            raise CaptureRefused(
+                f"the sessions directory {path} is a symlink; mcpspy does not write through one "
+                "(point --home or MCPSPY_HOME at the real directory)"
+            ) from None
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise CaptureRefused(f"the sessions directory {path} is not a directory") from None
+        raise
+    try:
+        _check_dir(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_dir(path: Path, st: os.stat_result) -> None:
+    if st.st_uid != os.geteuid():
+        raise CaptureRefused(
+            f"the sessions directory {path} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+        )
+    if st.st_mode & 0o022:
+        raise CaptureRefused(
+            f"the sessions directory {path} is writable by others (mode {stat.S_IMODE(st.st_mode):04o}); "
+            f"make it private with: chmod 700 {path}"
+        )
+
+
+def _make_dirs(path: Path) -> None:
+    """Create the missing directories of ``path``, each 0700 whatever the umask."""
+    missing: list[Path] = []
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            break
+        missing.append(candidate)
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, DIR_MODE)
+        except FileExistsError:
+            continue  # made meanwhile by someone else: checked like any existing one
+        fd = os.open(directory, _DIR)  # chmod through the descriptor: it is the directory we made
+        try:
+            os.fchmod(fd, DIR_MODE)
+        finally:
+            os.close(fd)
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create the sessions directory 0700, or check the one there; CaptureRefused says what is wrong."""
+    os.close(private_dir_fd(path))
+
+
+def create_in(dir_fd: int, name: str) -> int:
+    """A new file ``name`` in the directory, 0600 whatever the umask; never an existing one."""
+    fd = os.open(name, _CREATE, FILE_MODE, dir_fd=dir_fd)
+    os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def open_capture(path: Path, overwrite: bool = False) -> int:
+    """The file named by ``--capture``, created new (0600); an existing one only with ``overwrite``.
+
+    Raises CaptureRefused for a symlink, or for an existing file unless
+    ``overwrite`` is given and it is a regular file of the user's with no
+    other hard link; that one is emptied and made 0600. Any other failure
+    (a missing directory, no permission) is an OSError.
+    """
+    try:
+        before = os.lstat(path)
+    except FileNotFoundError:
+        before = None
+    if before is None:
+        try:
+            fd = os.open(path, _CREATE, FILE_MODE)
+        except FileExistsError:  # made since the lstat: judged as an existing file
+            return open_capture(path, overwrite)
+        os.fchmod(fd, FILE_MODE)
+        return fd
+    _check_existing(path, before, overwrite)
+    flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO must not block
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):  # swapped for a symlink since the lstat
+            raise CaptureRefused(f"--capture {path} is a symlink; mcpspy never writes through one") from None
+        raise exc
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
+            raise CaptureRefused(f"--capture {path} was replaced while mcpspy opened it")
+        _check_existing(path, now, overwrite)
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+        os.fchmod(fd, FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise CaptureRefused(f"--capture {path} is a symlink; mcpspy never writes through one")
+    if not overwrite:
+        raise CaptureRefused(
+            f"--capture {path} already exists; name a new file, or add --capture-overwrite to replace it"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise CaptureRefused(f"--capture {path} is not a regular file; --capture-overwrite replaces only one")
+    if st.st_uid != os.geteuid():
+        raise CaptureRefused(f"--capture {path} belongs to uid {st.st_uid}, not to you; it is not replaced")
+    if st.st_nlink > 1:
+        raise CaptureRefused(f"--capture {path} has other hard links; it is not replaced")

@@ -1,0 +1,289 @@
+"""Redaction of credentials in captured lines: the pure logic, with hypothesis where it takes bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpspy.capture.redact import DEFAULT_KEYS, RedactionPolicy, Redactor, canonical
+
+MARKER = re.compile(r"<redacted:(string|number|object|array):(\d+):([0-9a-f]{12})>")
+KEY = b"k" * 32
+
+
+def redacted(line: bytes, redactor: Redactor | None = None) -> Any:
+    out = (redactor or Redactor(hash_key=KEY)).redact(line)
+    assert out is not None, line
+    return json.loads(out)
+
+
+def marker(value: object) -> tuple[str, int]:
+    assert isinstance(value, str), value
+    match = MARKER.fullmatch(value)
+    assert match, value
+    return match[1], int(match[2])
+
+
+def test_credentials_at_any_depth_in_params_results_and_errors() -> None:
+    request = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"s","arguments":{"api_key":"sk-live-123","q":"hi"},"_meta":{"Authorization":"Bearer abc.def"}}}'
+    out = redacted(request)
+    assert marker(out["params"]["arguments"]["api_key"]) == ("string", 11)
+    assert marker(out["params"]["_meta"]["Authorization"]) == ("string", 14)
+    assert out["params"]["arguments"]["q"] == "hi" and out["method"] == "tools/call"
+    result = b'{"id":1,"result":{"structuredContent":{"session":{"tokens":[{"access_token":"at","refresh_token":"rt"}]}}}}'
+    tokens = redacted(result)["result"]["structuredContent"]["session"]["tokens"][0]
+    assert marker(tokens["access_token"]) == ("string", 2) and marker(tokens["refresh_token"])[0] == "string"
+    error = b'{"id":1,"error":{"code":-32000,"message":"bad","data":{"password":"hunter2"}}}'
+    assert marker(redacted(error)["error"]["data"]["password"]) == ("string", 7)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "Authorization",
+        "PROXY-AUTHORIZATION",
+        "apiKey",
+        "API_KEY",
+        "x-api-key",
+        "X_Api_Key",
+        "accessToken",
+        "ID_TOKEN",
+        "Set-Cookie",
+        "clientSecret",
+        "passwd",
+        "Password",
+        "secret",
+        "cookie",
+        "token",
+    ],
+)
+def test_keys_match_regardless_of_case_and_separators(key: str) -> None:
+    line = json.dumps({key: "v4lue", "other": "v4lue"}).encode()
+    out = redacted(line)
+    assert marker(out[key]) == ("string", 5) and out["other"] == "v4lue"
+
+
+def test_the_marker_keeps_type_and_length_and_leaves_null_and_booleans() -> None:
+    line = (
+        b'{"token": 123456, "secret": {"a": [1, 2]}, "cookie": ["x", "y"], "password": null, "apikey": true}'
+    )
+    out = redacted(line)
+    assert marker(out["token"]) == ("number", 6)
+    assert marker(out["secret"]) == ("object", len(b'{"a": [1, 2]}'))
+    assert marker(out["cookie"]) == ("array", len(b'["x", "y"]'))
+    assert out["password"] is None and out["apikey"] is True
+
+
+def test_a_string_length_is_in_characters_and_escapes_are_decoded() -> None:
+    assert marker(redacted(b'{"token": "\\u00e9t\\u00e9\\n"}')["token"]) == ("string", 4)
+    assert marker(redacted('{"token": "été😀"}'.encode())["token"]) == ("string", 4)
+
+
+def test_every_other_byte_of_the_line_is_kept() -> None:
+    line = b'{ "id" : 7 ,\t"params":{"token" :"abc" ,  "n":1.50e3}}  '
+    out = Redactor(hash_key=KEY).redact(line)
+    assert out is not None
+    before, after = line.split(b'"abc"')
+    assert out.startswith(before) and out.endswith(after)
+
+
+def test_equal_secrets_look_equal_in_a_session_and_nothing_lets_a_guess_be_tested() -> None:
+    session = Redactor()
+    first = marker(redacted(b'{"token":"hunter2","password":"hunter2","secret":"other"}', session)["token"])
+    again = redacted(b'{"password":"hunter2","secret":"other"}', session)
+    digest = MARKER.fullmatch(again["password"])[3]  # type: ignore[index]
+    assert (
+        first == ("string", 7)
+        and digest == MARKER.fullmatch(redacted(b'{"token":"hunter2"}', session)["token"])[3]
+    )  # type: ignore[index]
+    assert MARKER.fullmatch(again["secret"])[3] != digest  # type: ignore[index]
+    other_session = redacted(b'{"token":"hunter2"}', Redactor())["token"]
+    assert MARKER.fullmatch(other_session)[3] != digest  # type: ignore[index]  # a new key each session
+    assert digest not in (hashlib.sha256(b"hunter2").hexdigest(), hashlib.md5(b"hunter2").hexdigest())
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'not json but "token": "abc"',
+        b'{"token":"abc"} trailing',
+        b'{"token":"abc"}{"token":"def"}',
+        b'{"token":"abc",}',
+        b'{"token":NaN}',
+        b'{"token":"abc"',
+        b'{"x":"token"}',  # the word as a value: flagged, parsed, nothing to redact
+        b'{"tokens":"abc","progressToken":"p"}',
+        b"",
+    ],
+)
+def test_what_is_not_a_credential_in_one_json_text_is_stored_as_it_is(line: bytes) -> None:
+    assert Redactor().redact(line) is None
+
+
+def test_nesting_100k_deep_is_no_problem() -> None:
+    line = b"[" * 100_000 + b'{"token":"deep"}' + b"]" * 100_000
+    out = Redactor(hash_key=KEY).redact(line)
+    assert out is not None and b"deep" not in out and out.count(b"[") == 100_000
+
+
+def test_json_inside_a_string_is_redacted_inside_it() -> None:
+    """A tool's text content often repeats its structured result as JSON text."""
+    inner = json.dumps({"access_token": "tok-1", "n": 1}, indent=2)
+    twice = json.dumps({"note": json.dumps({"password": "pw-2"})})
+    line = json.dumps({"content": [{"type": "text", "text": inner}], "deep": twice}).encode()
+    out = redacted(line)
+    assert marker(json.loads(out["content"][0]["text"])["access_token"]) == ("string", 5)
+    assert marker(json.loads(json.loads(out["deep"])["note"])["password"]) == ("string", 4)
+    assert b"tok-1" not in json.dumps(out).encode() and b"pw-2" not in json.dumps(out).encode()
+
+
+def test_a_tool_schema_naming_an_api_key_argument_keeps_its_schema() -> None:
+    """tools/list: "properties" maps argument names to schemas, which are not credentials."""
+    schema = {"type": "object", "properties": {"api_key": {"type": "string", "title": "Api Key"}}}
+    line = json.dumps({"result": {"tools": [{"name": "t", "inputSchema": schema}]}, "token": "t0k"})
+    out = redacted(line.encode())
+    assert out["result"]["tools"][0]["inputSchema"] == schema and marker(out["token"])[0] == "string"
+    bag = redacted(b'{"properties": {"password": "hunter2", "user": {"token": "t"}}}')["properties"]
+    assert marker(bag["password"]) == ("string", 7) and marker(bag["user"]["token"]) == ("string", 1)
+
+
+def test_keys_spelled_with_escapes_are_redacted_when_the_line_is_flagged() -> None:
+    out = redacted(b'{"to\\u006ben":"a","secret":"b"}')
+    assert marker(out["token"])[0] == "string" and marker(out["secret"])[0] == "string"
+
+
+def test_added_keys_and_the_policy_the_header_records() -> None:
+    policy = RedactionPolicy(extra_keys=("X-Session",))
+    assert policy.header() == {"enabled": True, "keys": [*DEFAULT_KEYS, "X-Session"]}
+    assert marker(redacted(b'{"x_session":"s"}', Redactor(policy.keys))["x_session"])[0] == "string"
+    assert Redactor().redact(b'{"x_session":"s"}') is None
+    assert RedactionPolicy(enabled=False).header() == {"enabled": False, "keys": []}
+
+
+# --- properties
+
+
+json_leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False)
+) | st.text(max_size=12)
+credential_keys = st.sampled_from(
+    [*DEFAULT_KEYS, "Authorization", "apiKey", "ACCESS-TOKEN", "Cookie", "properties"]
+)
+plain_keys = st.text(max_size=8).filter(lambda k: canonical(k) not in {canonical(d) for d in DEFAULT_KEYS})
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.one_of(plain_keys, credential_keys), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+layouts = st.sampled_from(
+    [
+        {"separators": (",", ":")},
+        {},
+        {"indent": 1},
+        {"ensure_ascii": False, "separators": (" , ", " : ")},
+    ]
+)
+
+
+CREDENTIALS = {canonical(k) for k in DEFAULT_KEYS}
+
+
+def check_redaction(before: Any, after: Any, schemas: bool = False) -> None:
+    """``after`` is ``before`` with exactly the credential values replaced by right markers.
+
+    ``schemas``: ``before`` is a JSON Schema ``properties`` object, whose
+    object values are schemas of arguments, never redacted themselves.
+    """
+    if isinstance(before, dict):
+        assert isinstance(after, dict) and list(after) == list(before)
+        for key, value in before.items():
+            if canonical(key) == "properties" and isinstance(value, dict) and not schemas:
+                check_redaction(value, after[key], schemas=True)
+            elif (
+                canonical(key) in CREDENTIALS
+                and not isinstance(value, bool | None)
+                and not (schemas and isinstance(value, dict))
+            ):
+                kind, length = marker(after[key])
+                assert kind == {str: "string", dict: "object", list: "array"}.get(type(value), "number")
+                if isinstance(value, str | int):
+                    assert length == (len(value) if isinstance(value, str) else len(json.dumps(value)))
+            else:
+                check_redaction(value, after[key])
+    elif isinstance(before, list):
+        assert isinstance(after, list) and len(after) == len(before)
+        for x, y in zip(before, after, strict=True):
+            check_redaction(x, y)
+    elif isinstance(before, str) and before != after:
+        check_redaction(json.loads(before), json.loads(after))  # JSON text in a string
+    else:
+        assert after == before or (before != before and after != after)
+
+
+@settings(max_examples=400)
+@given(json_values, layouts)
+def test_any_json_line_comes_out_as_json_with_exactly_the_credentials_replaced(
+    value: Any, layout: Any
+) -> None:
+    line = json.dumps(value, **layout).encode("utf-8", "surrogatepass")
+    out = Redactor().redact(line)
+    if out is None:
+        check_redaction(value, value)  # nothing to redact means: no credential with a value
+    else:
+        check_redaction(value, json.loads(out))
+
+
+JSON_CHARS = ['"', "{", "}", "[", "]", ",", ":", "\\", "1", "0", " ", "-", ".", "e", "x", "u", "n", "\x01"]
+
+
+@st.composite
+def mutated(draw: st.DrawFn, text: str) -> str:
+    """``text`` with up to three characters inserted, deleted or replaced, anywhere (the end too)."""
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(text)))
+        char = draw(st.sampled_from(JSON_CHARS))
+        text = draw(
+            st.sampled_from(
+                [text[:at] + char + text[at:], text[:at] + text[at + 1 :], text[:at] + char + text[at + 1 :]]
+            )
+        )
+    return text
+
+
+def strict_json(text: str) -> bool:
+    def refuse(name: str) -> None:
+        raise ValueError(name)
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@settings(max_examples=600)
+@given(json_values.map(lambda v: json.dumps({"token": "t", "v": v})).flatmap(mutated))
+def test_the_tokenizer_judges_json_exactly_as_the_json_module(text: str) -> None:
+    """A broken line is never half-redacted: what the json module refuses is stored as it is."""
+    out = Redactor().redact(text.encode("utf-8", "surrogatepass"))
+    if not strict_json(text):
+        assert out is None
+    elif isinstance(value := json.loads(text), dict) and isinstance(value.get("token"), str):
+        assert out is not None and marker(json.loads(out)["token"]) == ("string", len(value["token"]))
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=200), st.sampled_from([b'"token"', b'"Authorization":', b'{"apiKey":"', b""]))
+def test_any_bytes_never_raise(noise: bytes, key: bytes) -> None:
+    for line in (noise, key + noise, noise + key, b"{" + key + noise):
+        out = Redactor().redact(line)
+        assert out is None or isinstance(out, bytes)
