@@ -31,6 +31,7 @@ def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
+    from mcpspy.playback import mock_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
     from mcpspy.tui import command as tui
@@ -52,11 +53,16 @@ def subcommands() -> dict[str, Subcommand]:
             config.add_unwrap_arguments,
             config.run_unwrap,
         ),
+        "mock": Subcommand(
+            "a stdio MCP server that answers as a capture's server did",
+            mock_command.add_arguments,
+            mock_command.run,
+        ),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
-COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap"})
+COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock"})
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
@@ -75,6 +81,7 @@ commands:
   rules [ID]              the findings catalogue, or one rule explained
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
+  mock CAPTURE            a server that answers as the recorded one did
 
 Run `mcpspy COMMAND --help` for a command's options.
 """
