@@ -31,7 +31,7 @@ def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
-    from mcpspy.playback import mock_command
+    from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
     from mcpspy.tui import command as tui
@@ -58,11 +58,18 @@ def subcommands() -> dict[str, Subcommand]:
             mock_command.add_arguments,
             mock_command.run,
         ),
+        "replay": Subcommand(
+            "play a capture's client side against a server and compare the replies",
+            replay_command.add_arguments,
+            replay_command.run,
+        ),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
-COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock"})
+COMMAND_NAMES = frozenset(
+    {"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock", "replay"}
+)
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
@@ -82,6 +89,7 @@ commands:
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
   mock CAPTURE            a server that answers as the recorded one did
+  replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
 
 Run `mcpspy COMMAND --help` for a command's options.
 """

@@ -152,5 +152,5 @@ class PathSet:
     def parse(cls, texts: list[str] | tuple[str, ...]) -> PathSet:
         return cls(tuple(PathPattern.parse(t) for t in texts))
 
-    def __contains__(self, path: JsonPath) -> bool:
-        return any(p.matches(path) for p in self.patterns)
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, tuple) and any(p.matches(path) for p in self.patterns)
