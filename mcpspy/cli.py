@@ -31,6 +31,7 @@ def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
+    from mcpspy.drift import command as drift
     from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
@@ -63,12 +64,17 @@ def subcommands() -> dict[str, Subcommand]:
             replay_command.add_arguments,
             replay_command.run,
         ),
+        "diff": Subcommand(
+            "what two sessions say about the server, compared (tools, schemas, capabilities)",
+            drift.add_arguments,
+            drift.run,
+        ),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
 COMMAND_NAMES = frozenset(
-    {"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock", "replay"}
+    {"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock", "replay", "diff"}
 )
 
 DESCRIPTION = """\
@@ -90,6 +96,7 @@ commands:
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
   mock CAPTURE            a server that answers as the recorded one did
   replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
+  diff A B                tools, prompts, resources, capabilities: what drifted
 
 Run `mcpspy COMMAND --help` for a command's options.
 """

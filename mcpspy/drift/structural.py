@@ -3,16 +3,19 @@
 Values are what ``orjson.loads`` gives. Numbers compare by value (``1`` equals
 ``1.0``) but never equal a boolean; objects compare by key, whatever the order;
 arrays by index, so an item inserted at the front shows as every later item
-changed and one added at the end. Everything is iterative: a hostile message
-nested a thousand deep cannot exhaust the stack.
+changed and one added at the end. Diff, equality and pruning are iterative: a
+hostile message nested a thousand deep cannot exhaust the stack.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from mcpspy.drift.jsonpath import JsonPath
 
@@ -89,6 +92,18 @@ def diff(old: Any, new: Any) -> list[Difference]:
         elif isinstance(a, dict | list) or isinstance(b, dict | list) or not _same_scalar(a, b):
             found.append(Difference(path, Change.CHANGED, a, b))
     return found
+
+
+def canonical(value: Any) -> bytes | None:
+    """``value`` as bytes that are equal exactly when the values are (object key order aside)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):  # nested deeper than orjson writes
+        pass
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+    except (RecursionError, ValueError, TypeError):
+        return None
 
 
 def json_equal(a: Any, b: Any) -> bool:

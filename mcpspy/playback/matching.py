@@ -22,12 +22,13 @@ not rejected.
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import orjson
+
+from mcpspy.drift.structural import canonical
 
 #: Methods whose params say who the client is, not what it asks: rule 2.
 SESSION_METHODS = frozenset({"initialize", "server/discover", "ping"})
@@ -51,18 +52,6 @@ class ClientLine:
     method: str | None = None
     key: bytes | None = None  # requests: the params as matched (None: they cannot be keyed)
     params: Any = None
-
-
-def canonical(value: Any) -> bytes | None:
-    """``value`` as bytes that are equal exactly when the values are (object key order aside)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (orjson.JSONEncodeError, TypeError):  # nested deeper than orjson writes
-        pass
-    try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
-    except (RecursionError, ValueError, TypeError):
-        return None
 
 
 def request_key(params: Any) -> bytes | None:

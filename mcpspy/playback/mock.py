@@ -33,7 +33,8 @@ from typing import Any
 import orjson
 
 from mcpspy.capture.records import Stream
-from mcpspy.playback.matching import ClientLine, Incoming, Matcher, canonical, read_client_line
+from mcpspy.drift.structural import canonical
+from mcpspy.playback.matching import ClientLine, Incoming, Matcher, read_client_line
 from mcpspy.playback.script import Anchor, Emission, RecordedRequest, Script
 from mcpspy.terminal import visible_line
 
