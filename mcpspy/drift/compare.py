@@ -137,7 +137,7 @@ def _item(area: str, key: str, old: Any, new: Any) -> list[Drift]:
         if json_equal(a, b):
             continue
         if field == "description":
-            out.append(Drift(area, key, DriftKind.DESCRIPTION, field, (), "description changed", a, b))
+            out.append(Drift(area, key, DriftKind.DESCRIPTION, field, (), "changed", a, b))
         elif field in SCHEMA_FIELDS:
             out.extend(_schema(area, key, field, _absent_as_open(a), _absent_as_open(b)))
         elif field == "arguments" and area == "prompts":

@@ -118,6 +118,8 @@ def schema_changes(old: Any, new: Any, path: JsonPath = ()) -> list[SchemaChange
         if json_equal(a, b):
             continue
         out.append(_keyword((*path, key), key, a, b))
+    if not out:  # unequal in a way no rule reads (a malformed keyword): still a change
+        out.append(SchemaChange(path, Verdict.CHANGED, "schema changed", old, new))
     return out
 
 
