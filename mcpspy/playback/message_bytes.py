@@ -19,8 +19,6 @@ from typing import Any
 
 import orjson
 
-from mcpspy.drift.structural import json_equal
-
 _WHITESPACE = b" \t\r\n"
 # A JSON string, or one structural character: enough to skip any value at C speed.
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
@@ -104,27 +102,44 @@ def member_span(raw: bytes, key: str, start: int = 0) -> tuple[int, int] | None:
             return None
 
 
-def split_at_id(raw: bytes, payload: Any, message_start: int = 0) -> IdSplit | None:
-    """Cut ``raw`` (a line whose message, parsed, is ``payload``) around its id value.
+#: ``"id": <a number or a string>`` followed by the end of the member: the usual places to look first.
+_ID_MEMBER = re.compile(
+    rb'"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")(?=\s*[,}])', re.DOTALL
+)
+_PROBE = "mcpspy-probe-\u00e9"
+_LIKELY = 8  # candidates tried by pattern before the full scan
 
-    ``message_start`` skips stray text glued before the message. The split is
-    verified: with a probe id spliced in, the line must parse to ``payload``
-    with only the id changed.
+
+def split_at_id(raw: bytes, payload: Any, message_start: int = 0) -> IdSplit | None:
+    """Cut ``raw`` (a line whose message, parsed, is ``payload``) around its top-level id value.
+
+    ``message_start`` skips stray text glued before the message. Candidates
+    come first from a pattern (the first and the last ``"id":`` member: where
+    serializers put it), then from a scan of the top-level object. A
+    candidate is kept only when, with a probe id spliced in, the line parses
+    to an object with as many members whose id is the probe: the span was
+    one whole value, and the top-level id's.
     """
     if not isinstance(payload, dict) or "id" not in payload:
         return None
-    try:
-        span = member_span(raw, "id", message_start)
-    except RecursionError:  # pragma: no cover - the scanner is iterative; belt and braces
-        return None
-    if span is None:
-        return None
+    found = [m.span(1) for m in _ID_MEMBER.finditer(raw, message_start)]
+    likely = list(dict.fromkeys([*found[:1], *found[-1:], *found[1:-1]]))[:_LIKELY]
+    for span in likely:
+        split = _verified(raw, span, payload, message_start)
+        if split is not None:
+            return split
+    scanned = member_span(raw, "id", message_start)
+    return None if scanned is None else _verified(raw, scanned, payload, message_start)
+
+
+def _verified(
+    raw: bytes, span: tuple[int, int], payload: dict[str, Any], message_start: int
+) -> IdSplit | None:
     split = IdSplit(raw[: span[0]], raw[span[1] :])
-    probe = "mcpspy-probe-\u00e9"
     try:
-        spliced = orjson.loads(split.with_id(probe)[message_start:])
+        spliced = orjson.loads(split.with_id(_PROBE)[message_start:])
     except orjson.JSONDecodeError:
         return None
-    expected = dict(payload)
-    expected["id"] = probe
-    return split if json_equal(spliced, expected) else None
+    if isinstance(spliced, dict) and spliced.get("id") == _PROBE and len(spliced) == len(payload):
+        return split
+    return None

@@ -28,6 +28,7 @@ import heapq
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -74,7 +75,9 @@ class MockServer:
         self._matcher: Matcher[RecordedRequest] = Matcher((r.method, r.key, r) for r in script.requests)
         self._responses = {key: deque(anchors) for key, anchors in script.responses.items()}
         self._released: set[int] = set()  # anchors whose followers have been said
-        self._queue: list[_Slot] = []
+        self._queue: list[_Slot] = []  # timed lines (Timing.RECORDED)
+        self._ready: list[tuple[Stream, bytes, bool]] = []  # lines due now (Timing.FAST), in order
+        self._staged: list[tuple[int, Stream, bytes, bool]] = []  # what the line being read causes
         self._arrivals = 0
         self._scheduled = 0
         self.input_closed = False
@@ -84,9 +87,15 @@ class MockServer:
     def start(self, now: float) -> None:
         """The mock is up: schedule what the server said before any request."""
         self._follow(self._start, now)
+        self._flush_staged()
 
     def receive(self, line: bytes, now: float) -> Unexpected | None:
         """One client line, without its newline."""
+        unexpected = self._receive(line, now)
+        self._flush_staged()
+        return unexpected
+
+    def _receive(self, line: bytes, now: float) -> Unexpected | None:
         self._arrivals += 1
         read = read_client_line(line)
         if read.kind is Incoming.REQUEST:
@@ -108,14 +117,18 @@ class MockServer:
         self.input_closed = True
         self._queue = [slot for slot in self._queue if slot[6]]
         heapq.heapify(self._queue)
+        self._ready = [line for line in self._ready if line[2]]
 
     # --- output
 
     def next_due(self) -> float | None:
+        if self._ready:
+            return float("-inf")
         return self._queue[0][0] if self._queue else None
 
     def due(self, now: float) -> list[tuple[Stream, bytes]]:
-        out: list[tuple[Stream, bytes]] = []
+        out = [(stream, data) for stream, data, _ in self._ready]
+        self._ready = []
         queue = self._queue
         while queue and queue[0][0] <= now:
             slot = heapq.heappop(queue)
@@ -125,7 +138,7 @@ class MockServer:
     @property
     def done(self) -> bool:
         """Input closed and nothing left to say."""
-        return self.input_closed and not self._queue
+        return self.input_closed and not self._queue and not self._ready
 
     # --- internals
 
@@ -141,8 +154,8 @@ class MockServer:
             message = f"mcpspy mock: no recorded {method} request matches this one"
             self._put(now, 0.0, 0, Stream.S2C, error_reply(read.id, METHOD_NOT_FOUND, message), owed=True)
             return None
-        if recorded.reply is not None:
-            reply = recorded.reply
+        reply = recorded.reply
+        if reply is not None:
             self._put(now, reply.delay, reply.seq, Stream.S2C, reply.with_id(read.id), owed=True)
         self._follow(recorded, now)
         return None
@@ -166,6 +179,17 @@ class MockServer:
             self._put(now, e.delay, e.seq, e.stream, e.data, owed=False)
 
     def _put(self, now: float, delay: float, seq: int, stream: Stream, data: bytes, owed: bool) -> None:
-        due = now if self.timing is Timing.FAST else now + max(delay, 0.0)
+        if self.timing is Timing.FAST:
+            self._staged.append((seq, stream, data, owed))
+            return
         self._scheduled += 1
-        heapq.heappush(self._queue, (due, self._arrivals, seq, self._scheduled, stream, data, owed))
+        heapq.heappush(
+            self._queue, (now + max(delay, 0.0), self._arrivals, seq, self._scheduled, stream, data, owed)
+        )
+
+    def _flush_staged(self) -> None:
+        """Timing.FAST: what one client line caused is due at once, in recorded order."""
+        if self._staged:
+            self._staged.sort(key=itemgetter(0))  # stable: a refusal (seq 0) keeps its place
+            self._ready.extend((stream, data, owed) for _, stream, data, owed in self._staged)
+            self._staged = []

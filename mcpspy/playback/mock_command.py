@@ -77,6 +77,15 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _write_due(due: list[tuple[Stream, bytes]], fds: dict[Stream, int]) -> None:
+    """Runs of lines for the same stream go out in one write: one syscall per read, not per line."""
+    start = 0
+    for i in range(1, len(due) + 1):
+        if i == len(due) or due[i][0] is not due[start][0]:
+            _write_all(fds[due[start][0]], b"".join(data for _, data in due[start:i]))
+            start = i
+
+
 def serve(
     server: MockServer,
     stdin: int = 0,
@@ -89,8 +98,7 @@ def serve(
     held: list[bytes] = []  # pieces of a line whose newline has not come yet
     server.start(clock())
     while True:
-        for stream, data in server.due(clock()):
-            _write_all(fds[stream], data)
+        _write_due(server.due(clock()), fds)
         if server.done:
             return 0
         due = server.next_due()
