@@ -6,14 +6,12 @@ Names, descriptions and values come from servers: every one goes through
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
 from mcpspy.drift.compare import Drift, DriftKind, SurfaceComparison
 from mcpspy.drift.jsonpath import render_path
 from mcpspy.drift.structural import MISSING
-from mcpspy.playback.replay_report import show_value
+from mcpspy.playback.replay_report import json_safe, show_value
 from mcpspy.terminal import visible_line
 
 REPORT_VERSION = 1
@@ -75,10 +73,6 @@ def text_report(result: SurfaceComparison, a: str, b: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _jsonable(value: Any) -> Any:
-    return None if value is MISSING else value
-
-
 def json_report(result: SurfaceComparison, a: str, b: str) -> bytes:
     body = {
         "drift_version": REPORT_VERSION,
@@ -93,8 +87,8 @@ def json_report(result: SurfaceComparison, a: str, b: str) -> bytes:
                 "field": d.field,
                 "path": render_path(d.path),
                 "what": d.what,
-                "old": _jsonable(d.old),
-                "new": _jsonable(d.new),
+                "old": json_safe(d.old),
+                "new": json_safe(d.new),
             }
             for d in result.drifts
         ],

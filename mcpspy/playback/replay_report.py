@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from mcpspy.drift.jsonpath import render_path
-from mcpspy.drift.structural import MISSING, Change, Difference
+from mcpspy.drift.structural import MISSING, Change, Difference, canonical
 from mcpspy.playback.compare import ExchangeDiff, ReplayComparison
 from mcpspy.terminal import visible_line
 
@@ -23,8 +23,9 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     """A JSON value on one line, cut at ``limit`` characters, safe for a terminal."""
     try:
         text = orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        text = repr(value)
+    except (orjson.JSONEncodeError, TypeError):  # nested deeper than orjson writes
+        encoded = canonical(value)
+        text = "<nested too deep to show>" if encoded is None else encoded.decode()
     if len(text) > limit:
         text = text[:limit] + "…"
     return visible_line(text)
@@ -62,8 +63,15 @@ def text_report(result: ReplayComparison, recorded: str, capture: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _jsonable(value: Any) -> Any:
-    return None if value is MISSING else value
+def json_safe(value: Any) -> Any:
+    """``value`` if orjson can write it, else a string saying why not (nested past its limit)."""
+    if value is MISSING:
+        return None
+    try:
+        orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return "<nested too deep to show>"
+    return value
 
 
 def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:
@@ -76,7 +84,7 @@ def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:
         "exchanges": [
             {
                 "method": x.method,
-                "id": x.id,
+                "id": json_safe(x.id),
                 "recorded_seq": x.recorded_seq,
                 "new_seq": x.new_seq,
                 "note": x.note,
@@ -84,8 +92,8 @@ def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:
                     {
                         "path": render_path(d.path),
                         "change": d.change.value,
-                        "old": _jsonable(d.old),
-                        "new": _jsonable(d.new),
+                        "old": json_safe(d.old),
+                        "new": json_safe(d.new),
                     }
                     for d in x.differences
                 ],
