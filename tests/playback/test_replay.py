@@ -190,3 +190,9 @@ def test_what_cannot_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
             name,
             done.stderr,
         )
+
+
+def test_a_capture_replayed_against_its_own_mock_is_the_same(tmp_path: Path) -> None:
+    capture = session(tmp_path)
+    done = replay(tmp_path, capture, "--", *MCPSPY, "mock", str(capture), "--strict")
+    assert done.returncode == 0, done.stdout + done.stderr
