@@ -34,6 +34,8 @@ def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
+    from mcpspy.drift import command as drift
+    from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
     from mcpspy.tui import command as tui
@@ -55,11 +57,28 @@ def subcommands() -> dict[str, Subcommand]:
             config.add_unwrap_arguments,
             config.run_unwrap,
         ),
+        "mock": Subcommand(
+            "a stdio MCP server that answers as a capture's server did",
+            mock_command.add_arguments,
+            mock_command.run,
+        ),
+        "replay": Subcommand(
+            "play a capture's client side against a server and compare the replies",
+            replay_command.add_arguments,
+            replay_command.run,
+        ),
+        "diff": Subcommand(
+            "what two sessions say about the server, compared (tools, schemas, capabilities)",
+            drift.add_arguments,
+            drift.run,
+        ),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
-COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap"})
+COMMAND_NAMES = frozenset(
+    {"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock", "replay", "diff"}
+)
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
@@ -78,6 +97,9 @@ commands:
   rules [ID]              the findings catalogue, or one rule explained
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
+  mock CAPTURE            a server that answers as the recorded one did
+  replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
+  diff A B                tools, prompts, resources, capabilities: what drifted
 
 Run `mcpspy COMMAND --help` for a command's options.
 """

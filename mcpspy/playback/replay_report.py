@@ -1,0 +1,104 @@
+"""A replay's comparison as text for a person or JSON for a program.
+
+Every value and method a server sent is shown through ``visible_line``: a
+reply is hostile data, and this goes to a terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from mcpspy.drift.jsonpath import render_path
+from mcpspy.drift.structural import MISSING, Change, Difference, canonical
+from mcpspy.playback.compare import ExchangeDiff, ReplayComparison
+from mcpspy.terminal import visible_line
+
+VALUE_LIMIT = 120
+REPORT_VERSION = 1
+
+
+def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A JSON value on one line, cut at ``limit`` characters, safe for a terminal."""
+    try:
+        text = orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, TypeError):  # nested deeper than orjson writes
+        encoded = canonical(value)
+        text = "<nested too deep to show>" if encoded is None else encoded.decode()
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return visible_line(text)
+
+
+def describe(d: Difference) -> str:
+    where = visible_line(render_path(d.path))
+    if d.change is Change.ADDED:
+        return f"{where}: added {show_value(d.new)}"
+    if d.change is Change.REMOVED:
+        return f"{where}: removed (was {show_value(d.old)})"
+    return f"{where}: {show_value(d.old)} → {show_value(d.new)}"
+
+
+def exchange_title(x: ExchangeDiff) -> str:
+    seqs = f"recorded #{x.recorded_seq}" + ("" if x.new_seq is None else f", replayed #{x.new_seq}")
+    return visible_line(f"{x.method} id {show_value(x.id)} ({seqs})")
+
+
+def text_report(result: ReplayComparison, recorded: str, capture: str) -> str:
+    lines: list[str] = []
+    if result.same:
+        lines.append(f"{result.compared} exchanges replayed: no differences")
+    else:
+        lines.append(f"{result.compared} exchanges replayed: {len(result.changed)} differ")
+    for x in result.changed:
+        lines.append("")
+        lines.append(exchange_title(x))
+        if x.note is not None:
+            lines.append(f"  {x.note}")
+        lines.extend(f"  {describe(d)}" for d in x.differences)
+    lines.append("")
+    lines.append(f"recorded: {visible_line(recorded)}")
+    lines.append(f"replayed: {visible_line(capture)}")
+    return "\n".join(lines) + "\n"
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` if orjson can write it, else a string saying why not (nested past its limit)."""
+    if value is MISSING:
+        return None
+    try:
+        orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return "<nested too deep to show>"
+    return value
+
+
+def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:
+    body = {
+        "replay_version": REPORT_VERSION,
+        "recorded": recorded,
+        "capture": capture,
+        "same": result.same,
+        "compared": result.compared,
+        "exchanges": [
+            {
+                "method": x.method,
+                "id": json_safe(x.id),
+                "recorded_seq": x.recorded_seq,
+                "new_seq": x.new_seq,
+                "note": x.note,
+                "differences": [
+                    {
+                        "path": render_path(d.path),
+                        "change": d.change.value,
+                        "old": json_safe(d.old),
+                        "new": json_safe(d.new),
+                    }
+                    for d in x.differences
+                ],
+            }
+            for x in result.changed
+        ],
+    }
+    return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
