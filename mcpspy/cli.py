@@ -91,7 +91,7 @@ EPILOG = """\
 commands:
   mcpspy -- CMD ARGS...   run CMD as the server, through the proxy
   watch [SESSION]         follow the newest live session in the TUI
-  view FILE               open a finished capture in the TUI
+  view [SESSION]          open a finished capture in the TUI
   sessions                list recorded sessions
   report [FILE]           findings and exchanges (text, --json, --markdown)
   rules [ID]              the findings catalogue, or one rule explained

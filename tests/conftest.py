@@ -10,9 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
+
+# Timing belongs in benchmarks: a property test asserts behaviour, however loaded the machine is.
+settings.register_profile("mcpspy", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mcpspy")
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
