@@ -5,7 +5,7 @@
     python offline.py keys CAPTURE       -> JSON: how fast keys move the cursor while it loads
 
 Prints one JSON object on stdout; ``{"skipped": "..."}`` when the piece it
-measures has not landed yet (mcpspy.analysis.replay, mcpspy.tui).
+measures has not landed yet (mcpspy.replay_policy, mcpspy.tui).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
     """Read the capture, then feed every record to a fresh Analyzer and finish it."""
     try:
         from mcpspy.analysis.analyzer import Analyzer
-        from mcpspy.analysis.replay import analyze_capture
+        from mcpspy.replay_policy import analyze_capture
     except ImportError as error:
         return {"skipped": f"the analysis has not landed yet ({error})"}
     from mcpspy.capture.reader import read_capture

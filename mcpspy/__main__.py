@@ -1,5 +1,16 @@
+"""The entry point (`python -m mcpspy` and the `mcpspy` script): start-up signals are held first."""
+
 import sys
 
-from mcpspy.cli import main
+from mcpspy import early_signals
 
-sys.exit(main())
+
+def run() -> int:
+    early_signals.hold()
+    from mcpspy.cli import main
+
+    return main()
+
+
+if __name__ == "__main__":
+    sys.exit(run())

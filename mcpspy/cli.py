@@ -3,30 +3,63 @@
     mcpspy [options] -- CMD ARGS...     the proxy
     mcpspy watch|view|sessions|report|rules|demo|wrap|unwrap ...
 
-Each subcommand's work lives in the module named in COMMANDS, imported only
-when that subcommand runs, so the proxy starts without loading Textual.
+Each subcommand's arguments and handler live in its own module (``subcommands()``
+names them); those modules are imported only when a subcommand runs, so the
+proxy starts without loading the analysis or Textual.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
+import shutil
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from mcpspy import __version__
+from mcpspy import __version__, early_signals
+from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
+from mcpspy.options import add_home_option, seconds
 
-COMMANDS: dict[str, str] = {
-    "watch": "mcpspy.tui.command:run_watch",
-    "view": "mcpspy.tui.command:run_view",
-    "sessions": "mcpspy.tui.command:run_sessions",
-    "report": "mcpspy.report.command:run",
-    "rules": "mcpspy.report.command:run_rules",
-    "demo": "mcpspy.demo.command:run",
-    "wrap": "mcpspy.config.command:run_wrap",
-    "unwrap": "mcpspy.config.command:run_unwrap",
-}
+
+@dataclass(frozen=True, slots=True)
+class Subcommand:
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def subcommands() -> dict[str, Subcommand]:
+    """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
+    from mcpspy.config import command as config
+    from mcpspy.demo import command as demo
+    from mcpspy.report import command as report
+    from mcpspy.report import rules, session_list
+    from mcpspy.tui import command as tui
+
+    return {
+        "watch": Subcommand("follow a live session in the TUI", tui.add_watch_arguments, tui.run_watch),
+        "view": Subcommand("open a capture in the TUI", tui.add_view_arguments, tui.run_view),
+        "sessions": Subcommand("list recorded sessions", session_list.add_arguments, session_list.run),
+        "report": Subcommand("findings and exchanges of a capture", report.add_arguments, report.run),
+        "rules": Subcommand("the findings catalogue", rules.add_arguments, rules.run),
+        "demo": Subcommand("a planted-bug demo server behind the proxy, live", demo.add_arguments, demo.run),
+        "wrap": Subcommand(
+            "run one server entry of a client's MCP config through mcpspy",
+            config.add_wrap_arguments,
+            config.run_wrap,
+        ),
+        "unwrap": Subcommand(
+            "restore one server entry of a client's MCP config",
+            config.add_unwrap_arguments,
+            config.run_unwrap,
+        ),
+    }
+
+
+#: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
+COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap"})
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
@@ -50,25 +83,6 @@ Run `mcpspy COMMAND --help` for a command's options.
 """
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("seconds must be 0 or more")
-    return value
-
-
-def _home_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--home",
-        metavar="DIR",
-        help="the sessions directory (default: $MCPSPY_HOME, else "
-        "$XDG_STATE_HOME/mcpspy/sessions, else ~/.local/state/mcpspy/sessions)",
-    )
-
-
 def proxy_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mcpspy",
@@ -84,7 +98,7 @@ def proxy_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--capture-overwrite", action="store_true", help="let --capture replace an existing file of yours"
     )
-    _home_option(p)
+    add_home_option(p)
     p.add_argument("--name", help="the session's name (default: taken from CMD)")
     p.add_argument(
         "--redact",
@@ -102,7 +116,7 @@ def proxy_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--exit-grace",
-        type=_seconds,
+        type=seconds,
         default=5.0,
         metavar="SECONDS",
         help="after the client closes stdin, wait this long for the server to exit "
@@ -121,85 +135,65 @@ def proxy_parser() -> argparse.ArgumentParser:
     return p
 
 
-def subcommand_parser() -> argparse.ArgumentParser:
+def subcommand_parser(commands: dict[str, Subcommand]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mcpspy", formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"mcpspy {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    watch = sub.add_parser("watch", help="follow a live session in the TUI")
-    watch.add_argument("session", nargs="?", help="session id, name or capture path (default: newest live)")
-    _home_option(watch)
-
-    view = sub.add_parser("view", help="open a capture in the TUI")
-    view.add_argument("file", help="a capture file (.jsonl)")
-
-    sessions = sub.add_parser("sessions", help="list recorded sessions")
-    _home_option(sessions)
-    sessions.add_argument("--json", action="store_true", help="machine-readable listing")
-    sessions.add_argument("--prune", action="store_true", help="delete old captures (never a live one)")
-    sessions.add_argument("--older-than", metavar="AGE", help="with --prune: captures older than AGE (30d)")
-    sessions.add_argument("--keep", type=int, metavar="N", help="with --prune: all but the newest N")
-
-    report = sub.add_parser("report", help="findings and exchanges of a capture")
-    report.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
-    fmt = report.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="the versioned JSON report")
-    fmt.add_argument("--markdown", action="store_true", help="a paired transcript in Markdown")
-    report.add_argument(
-        "--fail-on",
-        choices=("error", "warning", "never"),
-        default="error",
-        help="exit 1 when a finding this severe or worse exists (default: error)",
-    )
-    report.add_argument(
-        "--slow",
-        type=_seconds,
-        default=30.0,
-        metavar="SECONDS",
-        help="a request pending longer than this is slow (default: 30)",
-    )
-    _home_option(report)
-
-    rules = sub.add_parser("rules", help="the findings catalogue")
-    rules.add_argument("rule", nargs="?", metavar="ID", help="explain one rule, with examples")
-
-    demo = sub.add_parser("demo", help="a planted-bug demo server behind the proxy, live")
-    demo.add_argument("--no-tui", action="store_true", help="print the report instead of opening the TUI")
-    _home_option(demo)
-
-    for name, verb in (("wrap", "run through mcpspy"), ("unwrap", "restore")):
-        w = sub.add_parser(name, help=f"{verb} one server entry of a client's MCP config")
-        w.add_argument("name", nargs="?", help="the server entry's name")
-        w.add_argument("--config", metavar="PATH", help="the config file (default: found)")
-        w.add_argument("--dry-run", action="store_true", help="show the change as a diff, change nothing")
-        if name == "wrap":
-            w.add_argument("--list", action="store_true", help="list the entries found and which are wrapped")
-            w.add_argument("--codex", action="store_true", help="print the Codex config.toml snippet")
+    for name, command in commands.items():
+        command.add_arguments(sub.add_parser(name, help=command.help))
     return p
-
-
-def _dispatch(target: str, args: argparse.Namespace) -> int:
-    module_name, _, func_name = target.partition(":")
-    func = getattr(importlib.import_module(module_name), func_name)
-    result: int = func(args)
-    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in COMMANDS:
-            args = subcommand_parser().parse_args(argv)
-            return _dispatch(COMMANDS[args.command], args)
+        if argv and argv[0] in COMMAND_NAMES:
+            early_signals.release()
+            return early_signals.pending_exit() or run_subcommand(argv)
         return run_proxy_cli(argv)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # `mcpspy report | head`: the reader has gone, which is not an error worth a traceback.
         # Point stdout at /dev/null so that the interpreter's last flush cannot fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
+        return EXIT_BROKEN_PIPE
+
+
+def run_subcommand(argv: list[str]) -> int:
+    """A subcommand; a crash is a bug (exit 70, with its traceback on stderr), never a finding (1)."""
+    commands = subcommands()
+    args = subcommand_parser(commands).parse_args(argv)
+    try:
+        return commands[args.command].run(args)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception:
+        traceback.print_exc()
+        print(f"mcpspy {args.command}: internal error (a bug in mcpspy; please report it)", file=sys.stderr)
+        return EXIT_BUG
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance, cut short past ``limit``."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
+
+
+def misspelt_subcommand(word: str) -> str | None:
+    """The subcommand ``word`` is a typo of (two edits at most), unless ``word`` is a program to run."""
+    if "/" in word or shutil.which(word) is not None:
+        return None
+    distance, name = min((edit_distance(word, name, 2), name) for name in sorted(COMMAND_NAMES))
+    return name if distance <= 2 else None
 
 
 def run_proxy_cli(argv: list[str]) -> int:
@@ -213,6 +207,11 @@ def run_proxy_cli(argv: list[str]) -> int:
     stray = [a for a in rest if a.startswith("-")]
     if stray:
         parser.error(f"unknown option {stray[0]} (the server's own options go after --)")
+    if rest and not command and (meant := misspelt_subcommand(rest[0])) is not None:
+        parser.error(
+            f"{rest[0]!r} is neither a command nor a program on PATH; did you mean `mcpspy {meant}`? "
+            f"(to run a server by that name: mcpspy -- {rest[0]} ...)"
+        )
     command = rest + command
     if not command:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")
@@ -224,6 +223,8 @@ def run_proxy_cli(argv: list[str]) -> int:
         retention = policy_from(args.retain)
     except ValueError as exc:
         parser.error(str(exc))
+    if (status := early_signals.pending_exit()) is not None:
+        return status  # told to stop before the server was started
     return run(
         ProxyConfig(
             command=tuple(command),

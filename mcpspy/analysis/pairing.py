@@ -12,7 +12,6 @@ module constants here: on Python 3.11 ``Stream.C2S`` runs Python code per access
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +58,9 @@ class IdSpace:
     # lazily from the front. (Iterating ``pending`` instead costs O(holes): a dict popped from
     # the front scans past its deleted slots until it is resized.)
     sent_order: deque[Exchange] = field(default_factory=deque)
+    # The same requests, until each is answered or found slow: ``check_pending`` looks only at the
+    # front, so asking it at every record costs O(1) amortised.
+    not_yet_slow: deque[Exchange] = field(default_factory=deque)
 
     def oldest_waiting(self) -> Exchange | None:
         """The oldest pending request that is not long-lived (what every reply is compared with)."""
@@ -70,19 +72,12 @@ class IdSpace:
             order.popleft()
         return None
 
-    def waiting(self) -> Iterator[Exchange]:
-        """The pending requests that are not long-lived, oldest first."""
-        self.oldest_waiting()  # prunes the front
-        order, pending = self.sent_order, self.pending
-        return (e for e in order if pending.get(e.id) is e)
-
 
 class Pairing:
     def __init__(self, out: Reporter) -> None:
         self._out = out
         self._client = IdSpace()
         self._server = IdSpace()
-        self._slow_flagged: set[int] = set()
         self._progress_last: dict[int, float] = {}  # request seq -> the last progress value reported
         self._task_augmented: set[int] = set()  # request seqs whose progress outlives the reply
 
@@ -124,6 +119,7 @@ class Pairing:
                 space.pending[request_id] = exchange
                 if not long_lived:
                     space.sent_order.append(exchange)
+                    space.not_yet_slow.append(exchange)
         token = meta.get("progressToken")
         if token is not None and valid_id(token):
             space.progress_tokens[token] = exchange
@@ -289,19 +285,26 @@ class Pairing:
     # --- the passing of time and the end
 
     def check_pending(self, t: float, slow_after: float) -> None:
+        """Flag each request still pending ``slow_after`` seconds after it was sent, once.
+
+        The sentence names the threshold, not the wait: the same capture gives the
+        same finding whenever the caller asks (each record, or a live view's clock).
+        """
         for space in (self._client, self._server):
-            for exchange in space.waiting():  # in sending order: stop at the first young one
-                if t - exchange.sent_t < slow_after:
-                    break
-                if exchange.request_seq in self._slow_flagged:
+            watch, pending = space.not_yet_slow, space.pending
+            while watch:
+                oldest = watch[0]
+                if pending.get(oldest.id) is not oldest:  # answered or cancelled meanwhile
+                    watch.popleft()
                     continue
-                self._slow_flagged.add(exchange.request_seq)
-                waited = t - exchange.sent_t
+                if t - oldest.sent_t < slow_after:
+                    break  # in sending order: every later request is younger
+                watch.popleft()
                 self._out.find(
                     "pairing.slow",
-                    exchange.request_seq,
-                    exchange.stream,
-                    f"{exchange.method} (id {exchange.id!r}) has waited {waited:.1f}s for a reply",
+                    oldest.request_seq,
+                    oldest.stream,
+                    f"{oldest.method} (id {oldest.id!r}) waited more than {slow_after:g}s for a reply",
                 )
 
     def give_up(self, exchanges: list[Exchange]) -> None:

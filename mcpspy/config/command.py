@@ -265,3 +265,19 @@ def run_wrap(args: argparse.Namespace) -> int:
 
 def run_unwrap(args: argparse.Namespace) -> int:
     return _guarded(args, wrapping=False)
+
+
+def add_wrap_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_entry_arguments(parser)
+    parser.add_argument("--list", action="store_true", help="list the entries found and which are wrapped")
+    parser.add_argument("--codex", action="store_true", help="print the Codex config.toml snippet")
+
+
+def add_unwrap_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_entry_arguments(parser)
+
+
+def _add_entry_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", nargs="?", help="the server entry's name")
+    parser.add_argument("--config", metavar="PATH", help="the config file (default: found)")
+    parser.add_argument("--dry-run", action="store_true", help="show the change as a diff, change nothing")

@@ -17,6 +17,9 @@ from pathlib import Path
 
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
+from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
+from mcpspy.options import add_home_option
+from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 
 def capture_path(home: str | None) -> Path:
@@ -49,11 +52,20 @@ def _open_tui(path: Path) -> int:
     from mcpspy.tui.app import InspectorApp
 
     start_demo(path)
-    InspectorApp(path, live=True).run()
-    return 0
+    app = InspectorApp(path, live=True)
+    app.run()
+    return EXIT_BUG if app.return_code else 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-tui", action="store_true", help="print the report instead of opening the TUI")
+    add_home_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.no_tui and not on_a_terminal():
+        print(f"mcpspy demo: {NOT_A_TERMINAL}; or `mcpspy demo --no-tui`", file=sys.stderr)
+        return EXIT_UNREADABLE
     path = capture_path(args.home)
     where = ["--capture", str(path)]
     if not args.no_tui:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, Message, MessageSeen
 from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.proxy.fdio import write_all
+from mcpspy.replay_policy import Replay
+from mcpspy.terminal import visible_line
 
 PREFIX = "mcpspy"
-#: Seconds of capture time between looks for slow requests: each look costs O(pending).
-SLOW_CHECK_EVERY = 1.0
 
 
 def format_message(message: Message) -> str:
@@ -42,17 +41,16 @@ def format_finding(finding: Finding) -> str:
 
 
 class LogSink:
-    """Feeds each batch to its own Analyzer and writes what it learned."""
+    """Feeds each batch through its own Replay (the one policy every view uses) and writes what it learned."""
 
     def __init__(
         self, write: Callable[[bytes], None], warn: Callable[[str], None], show_stderr: bool
     ) -> None:
-        self.analyzer = Analyzer()
+        self.replay = Replay()
         self._write = write
         self._warn = warn
         self._show_stderr = show_stderr  # on stderr the server's own lines already pass through
         self._dead = False
-        self._next_check = 0.0
 
     def __call__(self, records: list[Record]) -> None:
         if self._dead:
@@ -60,15 +58,13 @@ class LogSink:
         try:
             lines: list[str] = []
             for record in records:
-                if record.t >= self._next_check:  # O(pending): not at every record
-                    self._next_check = record.t + SLOW_CHECK_EVERY
-                    lines += self._lines(self.analyzer.check_pending(record.t))
-                seen = self.analyzer.feed(record)
+                seen = self.replay.feed(record)
                 if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
-                    seen = seen + self.analyzer.finish()
+                    seen += self.replay.conclude()
                 lines += self._lines(seen)
-            if lines:
-                self._write(("\n".join(lines) + "\n").encode("utf-8", "backslashreplace"))
+            if lines:  # each line quotes server data: no control character reaches the terminal
+                text = "".join(visible_line(line) + "\n" for line in lines)
+                self._write(text.encode("utf-8", "backslashreplace"))
         except Exception as exc:  # the proxy must go on whatever the log does
             self._dead = True
             self._warn(f"mcpspy: the --log output stopped: {exc}")

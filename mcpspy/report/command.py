@@ -1,4 +1,4 @@
-"""`mcpspy report` and `mcpspy rules`: find the capture, analyse it, print a view.
+"""`mcpspy report`: find the capture, replay it, print a view.
 
 Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
 2 the capture could not be found, read, or is of a newer format.
@@ -7,94 +7,98 @@ Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.report.summary import analyze, summarize
-
-EXIT_FINDINGS = 1
-EXIT_UNREADABLE = 2
+from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
+from mcpspy.options import add_home_option, seconds
+from mcpspy.replay_policy import replay_records
+from mcpspy.report.summary import Summary, build_summary
+from mcpspy.terminal import visible_line
 
 FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
 
 
-class ReportError(Exception):
-    """A capture that cannot be reported on; the message is the one line the user sees."""
+Renderer = Callable[[Summary], str]
+
+#: Each form of the report: the module and function that render it, imported only when used.
+FORMATS: dict[str, str] = {
+    "text": "mcpspy.report.text:render_text",
+    "json": "mcpspy.report.json_:render_json",
+    "markdown": "mcpspy.report.markdown:render_markdown",
+}
 
 
-def locate(ref: str | None, home: str | None) -> Path:
-    """The capture to report on: a path, a session id or name, or the newest session."""
-    dirs = search_dirs(home)
-    if ref is None:
-        sessions = list_sessions(dirs)
-        if not sessions:
-            raise ReportError(f"no sessions found in {', '.join(str(d) for d in dirs)}")
-        return sessions[-1].path
-    path = Path(ref).expanduser()
-    if path.exists():
-        if not path.is_file():
-            raise ReportError(f"{ref}: not a file")
-        return path
-    info = find_session(ref, dirs)
-    if info is None:
-        raise ReportError(f"{ref}: no such file, and no session by that id or name")
-    return info.path
+def renderer(name: str) -> Renderer:
+    module, _, function = FORMATS[name].partition(":")
+    render: Renderer = getattr(importlib.import_module(module), function)
+    return render
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument(
+        "--format", choices=tuple(FORMATS), default="text", help="the report's form (default: text)"
+    )
+    fmt.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="same as --format json"
+    )
+    fmt.add_argument(
+        "--markdown", dest="format", action="store_const", const="markdown", help="same as --format markdown"
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument(
+        "--fail-on",
+        choices=tuple(FAIL_ON),
+        default="error",
+        help="exit 1 when a finding this severe or worse exists (default: error)",
+    )
+    parser.add_argument(
+        "--slow",
+        type=seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="a request pending longer than this is slow (default: 30)",
+    )
+    add_home_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        path = locate(args.file, args.home)
+        path = locate_capture(args.file, args.home)
         capture = read_capture(path)
-    except ReportError as exc:
-        return _fail(str(exc))
+    except CaptureNotFound as exc:
+        return fail(str(exc))
     except CaptureFormatError as exc:
-        return _fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+        return fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
     except OSError as exc:
-        return _fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
-    summary = summarize(capture, path, analyze(capture, args.slow))
-    if args.json:
-        from mcpspy.report.json_ import render_json
-
-        text = render_json(summary)
-    elif args.markdown:
-        from mcpspy.report.markdown import render_markdown
-
-        text = render_markdown(summary)
+        return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
+    summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
+    text = renderer(args.format)(summary)
+    if args.out is None:
+        print_out(text)
     else:
-        from mcpspy.report.text import render_text
-
-        text = render_text(summary)
-    _print(text)
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return fail(f"{args.out}: {exc.strerror or exc}")
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
 
 
-def run_rules(args: argparse.Namespace) -> int:
-    from mcpspy.analysis.catalogue import RULES
-    from mcpspy.report.rules import close_matches, explain_rule, rules_table
-
-    if args.rule is None:
-        _print(rules_table(RULES))
-        return 0
-    rule = RULES.get(args.rule)
-    if rule is None:
-        hint = close_matches(args.rule, RULES)
-        suggestion = f"; did you mean {', '.join(hint)}?" if hint else "; `mcpspy rules` lists them all"
-        return _fail(f"no rule {args.rule!r}{suggestion}", prog="mcpspy rules")
-    _print(explain_rule(rule))
-    return 0
-
-
-def _print(text: str) -> None:
+def print_out(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()  # a reader gone away (`| head`) raises here: cli.main ends quietly
 
 
-def _fail(message: str, prog: str = "mcpspy report") -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
+def fail(message: str, prog: str = "mcpspy report") -> int:
+    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
     return EXIT_UNREADABLE

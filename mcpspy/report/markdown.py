@@ -2,7 +2,10 @@
 
 Each message is pretty-printed in a json block, each reply sits under its
 request with its latency, each finding under the line it is about, and stray
-lines are shown raw, exactly as they travelled.
+lines are shown as they travelled, with control characters made visible.
+Every string from the capture is data: code spans and blocks are fenced
+longer than any backtick run inside them, other text has Markdown's
+punctuation escaped, and JSON too deep to re-encode is shown as its raw line.
 """
 
 from __future__ import annotations
@@ -12,21 +15,51 @@ import re
 import orjson
 
 from mcpspy.analysis.model import Finding, Kind, Message
-from mcpspy.report.summary import Summary, describe_exit, exchange_state
+from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.terminal import visible, visible_line
 
 DIRECTION = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}
 
 
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~])")
+
+
 def fence(body: str, lang: str = "") -> str:
-    """A code block whose fence is longer than any backtick run inside it."""
+    """A code block whose fence is longer than any backtick run inside it; controls made visible."""
+    body = visible(body)
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{lang}\n{body}\n{ticks}"
 
 
+def code(text: str) -> str:
+    """An inline code span for data: one line, delimited by more backticks than it holds."""
+    text = visible_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def plain(text: str) -> str:
+    """Data in running text: one line, Markdown's punctuation escaped (no links, no HTML)."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", visible_line(text))
+
+
+def pretty_json(payload: object) -> str | None:
+    """Indented JSON, or None when the value is nested too deep to re-encode (orjson stops at 255)."""
+    try:
+        return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError:
+        return None
+
+
 def _body(message: Message) -> str:
     if message.payload is not None and message.kind not in (Kind.NOT_JSON, Kind.STDERR):
-        pretty = orjson.dumps(message.payload, option=orjson.OPT_INDENT_2).decode()
+        pretty = pretty_json(message.payload)
+        if pretty is None:
+            raw = message.raw.decode("utf-8", "backslashreplace")
+            return "*nested too deep to pretty-print; the line as it travelled:*\n\n" + fence(raw, "text")
         if message.glued_prefix:
             stray = message.glued_prefix.decode("utf-8", "backslashreplace")
             return fence(stray, "text") + "\n\n" + fence(pretty, "json")
@@ -38,9 +71,9 @@ def _body(message: Message) -> str:
 def _title(message: Message, summary: Summary) -> str:
     parts = [f"seq {message.seq}", DIRECTION[message.stream.value], message.kind.value]
     if message.method:
-        parts.append(f"`{message.method}`")
+        parts.append(code(message.method))
     if message.id is not None:
-        parts.append(f"id `{message.id!r}`")
+        parts.append(f"id {code(repr(message.id))}")
     line = summary.line_of.get(message.seq)
     if line:
         parts.append(f"capture line {line}")
@@ -48,7 +81,9 @@ def _title(message: Message, summary: Summary) -> str:
 
 
 def _findings(findings: list[Finding]) -> list[str]:
-    return [f"- **{f.severity.label}** `{f.id}`: {f.message} ({f.rule.source})" for f in findings]
+    return [
+        f"- **{f.severity.label}** `{f.id}`: {plain(f.message)} ({plain(f.rule.source)})" for f in findings
+    ]
 
 
 def _message_block(message: Message, summary: Summary, heading: str = "###") -> list[str]:
@@ -63,12 +98,12 @@ def render_markdown(summary: Summary) -> str:
     a = summary.analyzer
     duration = "unknown" if summary.duration is None else f"{summary.duration:.3f}s"
     out = [
-        f"# mcpspy transcript: {header.name}",
+        f"# mcpspy transcript: {plain(header.name)}",
         "",
-        f"- session: `{header.session}`",
-        f"- command: `{' '.join(header.command)}`",
-        f"- started: {header.started}, duration {duration}, exit {describe_exit(summary.exit)}",
-        f"- era: {a.era.value}, protocol version {a.protocol_version or 'unknown'}",
+        f"- session: {code(header.session)}",
+        f"- command: {code(' '.join(header.command))}",
+        f"- started: {plain(header.started)}, duration {duration}, exit {plain(exit_text(summary.exit))}",
+        f"- era: {a.era.value}, protocol version {plain(a.protocol_version or 'unknown')}",
         f"- findings: {len(summary.findings)}",
         "",
     ]
@@ -93,5 +128,5 @@ def render_markdown(summary: Summary) -> str:
     if loose:
         out += ["## Other findings", "", *_findings(loose), ""]
     if summary.capture.problems:
-        out += ["## Capture problems", "", *(f"- {p}" for p in summary.capture.problems), ""]
+        out += ["## Capture problems", "", *(f"- {plain(p)}" for p in summary.capture.problems), ""]
     return "\n".join(out)

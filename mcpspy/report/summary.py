@@ -10,14 +10,12 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Message, Severity
 from mcpspy.capture.reader import Capture
-from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
-
-if TYPE_CHECKING:
-    from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.capture.records import Event, LifecycleRecord, Stream
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +78,7 @@ def latencies(exchanges: list[Exchange]) -> list[Latency]:
     return rows
 
 
-def summarize(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
+def build_summary(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
     """Gather the figures every view prints."""
     duration: float | None = None
     exit_details: dict[str, Any] | None = None
@@ -110,35 +108,7 @@ def summarize(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
     )
 
 
-def check_interval(slow_after: float) -> float:
-    """How often, in capture time, to look for slow requests: as often as a live view would.
-
-    Looking at every record costs O(pending) each time, quadratic when a client
-    pipelines thousands of requests; a tick of at most a second finds the same
-    slow requests a live view finds.
-    """
-    return min(1.0, slow_after / 10)
-
-
-def analyze(capture: Capture, slow_after: float) -> Analyzer:
-    """Replay the records as the live proxy saw them: slow checks as time passes, then finish."""
-    from mcpspy.analysis.analyzer import Analyzer
-
-    analyzer = Analyzer(slow_after=slow_after)
-    tick = check_interval(slow_after)
-    next_check = tick
-    for record in capture.records:
-        if record.t >= next_check:
-            analyzer.check_pending(record.t)
-            next_check = record.t + tick
-        analyzer.feed(record)
-    if capture.records:
-        analyzer.check_pending(capture.records[-1].t)
-    analyzer.finish()
-    return analyzer
-
-
-def describe_exit(details: dict[str, Any] | None) -> str:
+def exit_text(details: dict[str, Any] | None) -> str:
     if details is None:
         return "not recorded"
     if "signal" in details:
@@ -146,7 +116,3 @@ def describe_exit(details: dict[str, Any] | None) -> str:
     if "code" in details:
         return f"code {details['code']}"
     return ", ".join(f"{k}={v}" for k, v in details.items())
-
-
-def line_records(capture: Capture) -> int:
-    return sum(1 for r in capture.records if isinstance(r, LineRecord))

@@ -1,9 +1,15 @@
-"""The plain-text report: what a person reads first, in a terminal or a CI log."""
+"""The plain-text report: what a person reads first, in a terminal or a CI log.
+
+Every string that came from the capture (names, the command, methods, the
+sentences that quote lines) goes through ``visible_line``: one line each, no
+control character reaches the terminal.
+"""
 
 from __future__ import annotations
 
 from mcpspy.analysis.model import ExchangeState, Severity
-from mcpspy.report.summary import Summary, describe_exit, exchange_state
+from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.terminal import visible_line as v
 
 
 def render_text(summary: Summary) -> str:
@@ -11,13 +17,13 @@ def render_text(summary: Summary) -> str:
     a = summary.analyzer
     out: list[str] = []
     duration = "unknown" if summary.duration is None else f"{summary.duration:.3f}s"
-    out.append(f"session   {header.session}  ({header.name})")
-    out.append(f"file      {summary.path}")
-    out.append(f"command   {' '.join(header.command)}")
-    out.append(f"started   {header.started}   duration {duration}   exit {describe_exit(summary.exit)}")
-    out.append(f"era       {a.era.value}   protocol {a.protocol_version or 'unknown'}")
+    out.append(f"session   {v(header.session)}  ({v(header.name)})")
+    out.append(f"file      {v(str(summary.path))}")
+    out.append(f"command   {v(' '.join(header.command))}")
+    out.append(f"started   {v(header.started)}   duration {duration}   exit {exit_text(summary.exit)}")
+    out.append(f"era       {a.era.value}   protocol {v(a.protocol_version or 'unknown')}")
     for problem in summary.capture.problems:
-        out.append(f"note      {problem}")
+        out.append(f"note      {v(problem)}")
 
     out.append("")
     out.append("messages")
@@ -29,11 +35,12 @@ def render_text(summary: Summary) -> str:
 
     if summary.latency:
         out.append("")
-        width = max(len(row.method) for row in summary.latency)
+        methods = [v(row.method) for row in summary.latency]
+        width = max(len(method) for method in methods)
         out.append(f"latency   {'method':<{width}}  {'n':>5}  {'p50':>9}  {'p95':>9}  {'max':>9}")
-        for row in summary.latency:
+        for row, method in zip(summary.latency, methods, strict=True):
             out.append(
-                f"          {row.method:<{width}}  {row.count:>5}  {row.p50_ms:>7.1f}ms"
+                f"          {method:<{width}}  {row.count:>5}  {row.p50_ms:>7.1f}ms"
                 f"  {row.p95_ms:>7.1f}ms  {row.max_ms:>7.1f}ms"
             )
 
@@ -49,7 +56,7 @@ def render_text(summary: Summary) -> str:
             line = summary.line_of.get(f.seq)
             where = f"seq {f.seq}" + (f" (line {line})" if line else "")
             stream = f" {f.stream.value}" if f.stream else ""
-            out.append(f"  {where:<20}{stream:<5} {f.id}: {f.message}")
+            out.append(f"  {where:<20}{stream:<5} {f.id}: {v(f.message)}")
 
     open_ones = [ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)]
     if open_ones:
@@ -57,7 +64,7 @@ def render_text(summary: Summary) -> str:
         out.append(f"never answered ({len(open_ones)})")
         for ex in open_ones:
             out.append(
-                f"  seq {ex.request_seq:<6} {ex.stream.arrow} id={ex.id!r} {ex.method}"
+                f"  seq {ex.request_seq:<6} {ex.stream.arrow} id={v(repr(ex.id))} {v(ex.method)}"
                 f"  {exchange_state(ex)}, sent at {ex.sent_t:.3f}s"
             )
     return "\n".join(out) + "\n"

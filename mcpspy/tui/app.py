@@ -2,64 +2,59 @@
 
 The app reads a capture only. A thread worker follows the file (toolong-style,
 polling every 25 ms when idle), feeds the records to the Analyzer it alone
-owns, and posts ``Analysed`` batches; the UI thread only appends them to its
-lists, which ``RowList``s draw a screenful at a time.
+owns, and posts ``Analysed`` batches. The app composes the panes (tui/panes/),
+hands each batch to them, and routes what they say to each other: the list's
+cursor to the detail pane, a chosen finding to the list, the filter bar's
+filter to the list, and any change to the header.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, HelpPanel, Input, Log, Static, TabbedContent, TabPane
+from textual.widgets import Footer, HelpPanel, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from mcpspy.analysis.model import Finding, Message, Severity
-from mcpspy.analysis.replay import collector_paused
+from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.filters import Filter, FilterError, parse_filter
-from mcpspy.tui.detail import detail_lines, pair_of
-from mcpspy.tui.header import HeaderState, header_markup
+from mcpspy.replay_policy import collector_paused
 from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
-from mcpspy.tui.rowlist import RowList
-from mcpspy.tui.rows import (
-    FINDING_COLUMNS,
-    MESSAGE_COLUMNS,
-    PENDING_COLUMNS,
-    PendingRow,
-    finding_cells,
-    message_cells,
-    pending_cells,
-)
-from mcpspy.tui.textview import TextView, WholeMessage
-from mcpspy.tui.timeline import render_timeline
+from mcpspy.tui.panes.detail import DetailPane
+from mcpspy.tui.panes.filter_bar import FilterBar
+from mcpspy.tui.panes.findings import FindingsPane
+from mcpspy.tui.panes.header import HeaderBar, HeaderState
+from mcpspy.tui.panes.inflight import InFlightPane
+from mcpspy.tui.panes.message_list import MessageList
+from mcpspy.tui.panes.stderr import StderrPane
+from mcpspy.tui.panes.timeline import TimelinePane
+from mcpspy.tui.whole_message import WholeMessage
 
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 1.0  # seconds: while reading a backlog, post what was analysed this often
-TABS = ("tab-detail", "tab-findings", "tab-inflight", "tab-stderr", "tab-timeline")
-TAB_LABELS = ("Detail", "Findings", "In flight", "Stderr", "Timeline")
-PANE_OF_TAB = {
-    "tab-detail": "#detail",
-    "tab-findings": "#findings",
-    "tab-inflight": "#inflight",
-    "tab-stderr": "#stderr",
-    "tab-timeline": "#timeline-scroll",
-}
+# The side tabs, in the order of their keys (1-5): id, label, the pane inside.
+SIDE_TABS: tuple[tuple[str, str, type[Widget]], ...] = (
+    ("tab-detail", "Detail", DetailPane),
+    ("tab-findings", "Findings", FindingsPane),
+    ("tab-inflight", "In flight", InFlightPane),
+    ("tab-stderr", "Stderr", StderrPane),
+    ("tab-timeline", "Timeline", TimelinePane),
+)
+TABS = tuple(tab for tab, _, _ in SIDE_TABS)
+PANE_OF_TAB = {tab: pane for tab, _, pane in SIDE_TABS}
 
 
 @dataclass
@@ -73,21 +68,20 @@ class CaptureProblem(TextualMessage):
 
 
 class InspectorApp(App[None]):
-    """`mcpspy watch` and `mcpspy view`: the same app, following or not."""
+    """`mcpspy watch` and `mcpspy view`: the same app, following or not.
+
+    ``clock`` gives the wall-clock time in seconds since the epoch; in-flight ages
+    tick by it while live (a test passes a fixed one).
+    """
 
     TITLE = "mcpspy"
     CSS = """
-    #header { height: 1; padding: 0 1; background: $panel; }
     #main { layout: vertical; height: 1fr; }
     #main.wide { layout: horizontal; }
-    #messages { height: 1fr; }
     #side { height: 1fr; }
     #main.wide #messages { width: 1fr; min-width: 70; }
     #main.wide #side { width: 1fr; min-width: 49; margin-left: 1; }
     #side TabPane { padding: 0; }
-    #detail { padding: 0 1; height: 1fr; }
-    #filter { display: none; }
-    #filter-error { display: none; color: $error; height: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
@@ -98,7 +92,10 @@ class InspectorApp(App[None]):
         Binding("tab", "switch_pane", "Pane", priority=True),
         Binding("right_square_bracket", "next_tab(1)", "Tab"),
         Binding("left_square_bracket", "next_tab(-1)", "Prev tab", show=False),
-        *(Binding(str(n), f"show_tab({n})", label, show=False) for n, label in enumerate(TAB_LABELS, 1)),
+        *(
+            Binding(str(n), f"show_tab({n})", label, show=False)
+            for n, (_, label, _) in enumerate(SIDE_TABS, 1)
+        ),
         Binding("question_mark", "toggle_help", "Keys"),
         Binding("escape", "close_filter", "Close filter", show=False),
     ]
@@ -115,57 +112,34 @@ class InspectorApp(App[None]):
         }
     )
 
-    def __init__(self, path: Path, live: bool = True, slow_after: float = 30.0) -> None:
+    def __init__(
+        self, path: Path, live: bool = True, slow_after: float = 30.0, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__()
         self.path = path
         self.live = live
         self.slow_after = slow_after
-        self.follow = True
-        self.all_messages: list[Message] = []  # everything the worker has posted, in order
-        self.rows: list[Message] = []  # what the list shows: the messages that pass the filter
-        self._row_of: dict[int, int] = {}  # seq -> row index
-        self.findings: list[Finding] = []
-        self.by_severity: Counter[Severity] = Counter()
-        self.snapshot = Snapshot(slow_after=slow_after)
-        self.pending_rows: list[PendingRow] = []
+        self.clock = clock
+        self.snapshot = Snapshot(slow_after=slow_after)  # the analysis's state after the last batch
         self.problems: list[str] = []
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
         self.unanalysed = 0  # messages listed whose analysis is still to come
         self.reading = False  # a backlog is still being listed
-        self.header_text = ""
-        self.detail_text = ""  # what the detail pane shows, as plain text
-        self._detail_seq: int | None = None
-        self.filter: Filter | None = None
-
-    @property
-    def started_epoch(self) -> float | None:
-        return self.snapshot.started_epoch
+        self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
 
     def compose(self) -> ComposeResult:
-        yield Static(id="header")
+        yield HeaderBar(id="header")
         with Horizontal(id="main"):
-            yield RowList[Message](MESSAGE_COLUMNS, message_cells, id="messages", empty="no messages yet")
+            message_list = self._message_list = MessageList(id="messages")
+            yield message_list
             with TabbedContent(id="side"):
-                with TabPane(TAB_LABELS[0], id=TABS[0]):
-                    yield TextView("select a message", id="detail")
-                with TabPane(TAB_LABELS[1], id=TABS[1]):
-                    yield RowList[Finding](FINDING_COLUMNS, finding_cells, id="findings", empty="no findings")
-                with TabPane(TAB_LABELS[2], id=TABS[2]):
-                    yield RowList[PendingRow](
-                        PENDING_COLUMNS, pending_cells, id="inflight", empty="nothing in flight"
-                    )
-                with TabPane(TAB_LABELS[3], id=TABS[3]):
-                    yield Log(id="stderr")
-                with TabPane(TAB_LABELS[4], id=TABS[4]), VerticalScroll(id="timeline-scroll"):
-                    yield Static(id="timeline")
-        yield Input(placeholder="method:tools/* dir:s2c -kind:notification latency:>500ms", id="filter")
-        yield Static(id="filter-error")
+                for tab, label, pane in SIDE_TABS:
+                    with TabPane(label, id=tab):
+                        yield pane(id=tab.removeprefix("tab-"))
+        yield FilterBar()
         yield Footer()
 
     def on_mount(self) -> None:
-        self.message_list.set_rows(self.rows)
-        self.query_one("#findings", RowList).set_rows(self.findings)
-        self.query_one("#inflight", RowList).set_rows(self.pending_rows)
         self.message_list.focus()
         self.follow_capture()
         self.set_interval(1.0, self.tick)
@@ -173,11 +147,17 @@ class InspectorApp(App[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one("#main").set_class(event.size.width >= WIDE, "wide")
-        self.refresh_header()
 
     @property
-    def message_list(self) -> RowList[Message]:
-        return self.query_one("#messages", RowList)
+    def message_list(self) -> MessageList:
+        if self._message_list is None:
+            raise NoMatches("the message list is not composed yet")
+        return self._message_list
+
+    @property
+    def rows(self) -> Sequence[Message]:
+        """The messages the list shows (those that pass the filter)."""
+        return self.message_list.rows
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The inspector's keys do nothing over another screen (the whole-message view)."""
@@ -195,7 +175,7 @@ class InspectorApp(App[None]):
         yield SystemCommand("Filter", "Show only matching messages (/)", self.action_open_filter)
         yield SystemCommand("Pair", "Jump between a request and its reply (p)", self.action_pair)
         yield SystemCommand("Whole message", "The selected message in full (v)", self.action_whole)
-        for n, label in enumerate(TAB_LABELS, 1):
+        for n, (_, label, _) in enumerate(SIDE_TABS, 1):
             yield SystemCommand(
                 f"Show {label.lower()}", f"The {label.lower()} tab ({n})", lambda n=n: self.action_show_tab(n)
             )
@@ -231,6 +211,8 @@ class InspectorApp(App[None]):
                 if not batch:
                     time.sleep(POLL_IDLE)
 
+    # --- routing: the worker's batches and the panes' messages
+
     @on(CaptureProblem)
     def show_problem(self, event: CaptureProblem) -> None:
         self.problems.append(event.text)
@@ -240,180 +222,114 @@ class InspectorApp(App[None]):
     def take_batch(self, event: Analysed) -> None:
         batch = event.batch
         try:
-            messages = self.message_list
+            messages, detail = self.message_list, self.query_one(DetailPane)
         except NoMatches:  # the app is closing
             return
         self.snapshot = batch.snapshot
         analysis_caught_up = self.unanalysed and not batch.unanalysed
         self.unanalysed, self.reading = batch.unanalysed, batch.reading
         self.problems.extend(batch.problems)
-        self.all_messages.extend(batch.messages)
-        for message in batch.messages:
-            self._add_row(message)
-        messages.rows_added()
+        messages.add(batch.messages, batch.changed)
         if batch.findings:
-            self.findings.extend(batch.findings)
-            self.by_severity.update(f.severity for f in batch.findings)
-            self.query_one("#findings", RowList).rows_added()
+            self.query_one(FindingsPane).add(batch.findings)
         if batch.stderr:
-            self.query_one("#stderr", Log).write_lines(batch.stderr)
-        row_of = self._row_of
-        messages.refresh_rows(row_of[seq] for seq in batch.changed if seq in row_of)
-        if self._detail_seq in batch.changed:
-            self._detail_seq = None
-        if self.follow and self.rows:
-            messages.move_to(len(self.rows) - 1)
-        self.show_detail(messages.current)  # now, so that it is drawn in the same frame as the list
+            self.query_one(StderrPane).add(batch.stderr)
+        detail.changed(batch.changed)
+        detail.show(messages.current)  # now, so that it is drawn in the same frame as the list
         if batch.ended:
             self.loaded = True
             self.live = False  # nothing more will come: ages stop ticking
-        if analysis_caught_up and self.filter is not None:
-            self.apply_filter(self.filter.text)  # the list was filtered before the analysis had its say
+        if analysis_caught_up and messages.filter is not None:
+            messages.set_filter(messages.filter)  # the list was filtered before the analysis had its say
         self.refresh_header()
         self.refresh_side()
 
-    def refresh_side(self) -> None:
-        """The in-flight and timeline tabs, when shown (a hidden one is refreshed as it is shown)."""
-        active = self.query_one("#side", TabbedContent).active
-        if active == "tab-inflight":
-            self.refresh_inflight()
-        elif active == "tab-timeline":
-            self.refresh_timeline()
+    @on(MessageList.Shown)
+    def message_shown(self, event: MessageList.Shown) -> None:
+        for detail in self.query(DetailPane):  # none while the app closes
+            detail.show(event.message)
 
-    def _add_row(self, message: Message) -> None:
-        if self.filter is not None and not self.filter(message):
-            return
-        self._row_of[message.seq] = len(self.rows)
-        self.rows.append(message)
-
-    # --- filter bar
-
-    def action_open_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.display = True
-        box.focus()
-
-    def action_close_filter(self) -> None:
-        self.query_one("#filter", Input).display = False
-        self.query_one("#filter-error", Static).display = False
-        self.message_list.focus()
-
-    @on(Input.Submitted, "#filter")
-    def filter_submitted(self, event: Input.Submitted) -> None:
-        error = self.query_one("#filter-error", Static)
-        try:
-            self.apply_filter(event.value)
-        except FilterError as exc:
-            error.update(f"invalid filter: {exc}")
-            error.display = True
-            return
-        error.display = False
-        self.query_one("#filter", Input).display = False  # the header says which filter is on
-        self.message_list.focus()
-
-    def apply_filter(self, text: str) -> None:
-        """Show only the messages matching ``text``; raises FilterError, leaving the list as it was."""
-        self.filter = parse_filter(text) if text.strip() else None
-        self.rows = []
-        self._row_of = {}
-        for message in self.all_messages:
-            self._add_row(message)
-        self.message_list.set_rows(self.rows, cursor=len(self.rows) - 1 if self.follow else 0)
+    @on(MessageList.Changed)
+    def list_changed(self, event: MessageList.Changed) -> None:
         self.refresh_header()
 
-    # --- panes
+    @on(FilterBar.Applied)
+    def filter_applied(self, event: FilterBar.Applied) -> None:
+        self.message_list.set_filter(event.filter)
+        self.message_list.focus()
 
-    def session_now(self) -> float:
-        """Seconds since the session started: by the wall clock while live, else the last line's time."""
-        last_t = self.all_messages[-1].t if self.all_messages else 0.0
-        if self.live and self.started_epoch is not None:
-            return max(last_t, time.time() - self.started_epoch)
-        return last_t
-
-    def tick(self) -> None:
-        """Ages of in-flight requests tick by the wall clock (slow ones are flagged by the worker)."""
-        if self.live:
-            self.refresh_side()
-
-    def refresh_inflight(self) -> None:
-        now = self.session_now()
-        slow_after = self.snapshot.slow_after
-        self.pending_rows[:] = [
-            PendingRow(x, now - x.sent_t, now - x.sent_t >= slow_after) for x in self.snapshot.pending
-        ]
-        inflight = self.query_one("#inflight", RowList)
-        inflight.set_rows(self.pending_rows)
-
-    def refresh_timeline(self) -> None:
-        pane = self.query_one("#timeline", Static)
-        width = max(self.query_one("#side").size.width - 2, 40)
-        pane.update(render_timeline(self.snapshot.exchanges, self.session_now(), width))
+    @on(FindingsPane.JumpTo)
+    def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
+        if self.message_list.jump_to(event.seq):
+            self.query_one(TabbedContent).active = "tab-detail"
+            self.message_list.focus()
+        elif self.message_list.filter is not None:
+            self.notify(f"line {event.seq} is hidden by the filter", severity="warning", markup=False)
+        else:
+            self.notify(f"line {event.seq} is a process event, not a message", markup=False)
 
     @on(TabbedContent.TabActivated, "#side")
     def tab_shown(self, event: TabbedContent.TabActivated) -> None:
         self.refresh_side()
 
     def refresh_header(self) -> None:
+        try:
+            messages, header = self.message_list, self.query_one(HeaderBar)
+        except NoMatches:  # the app is closing
+            return
         state = HeaderState(
             self.path.name,
             self.snapshot,
-            self.by_severity,
-            len(self.rows),
-            len(self.all_messages),
+            self.query_one(FindingsPane).by_severity,
+            len(messages.rows),
+            len(messages.all_messages),
             self.reading,
             self.unanalysed,
-            self.follow,
+            messages.follow,
             self.loaded,
-            self.filter.text if self.filter else None,
+            messages.filter.text if messages.filter else None,
             self.problems[-1] if self.problems else None,
         )
-        text = header_markup(state, self.size.width)
-        self.header_text = Text.from_markup(text).plain
-        for header in self.query("#header").results(Static):
-            height = 1 + text.count("\n")
-            if header.styles.height is None or header.styles.height.value != height:
-                header.styles.height = height
-            header.update(text, layout=False)  # its height is set: no need to lay the screen out
+        header.show(state)
 
-    @on(RowList.Highlighted, "#messages")
-    def message_highlighted(self, event: RowList.Highlighted) -> None:
-        if event.upward and self.follow:
-            self.follow = False
-            self.refresh_header()
-        elif not event.upward and not self.follow and event.index == len(self.rows) - 1:
-            self.follow = True  # back at the end: follow again
-            self.refresh_header()
-        self.show_detail(event.row_list.current)  # type: ignore[arg-type]
-
-    def show_detail(self, message: Message | None) -> None:
-        if message is None or message.seq == self._detail_seq:
+    def refresh_side(self) -> None:
+        """The in-flight and timeline tabs, when shown (a hidden one is refreshed as it is shown)."""
+        try:
+            active = self.query_one(TabbedContent).active
+        except NoMatches:  # the app is closing
             return
-        self._detail_seq = message.seq
-        lines = detail_lines(message)
-        self.detail_text = "\n".join(line.plain for line in lines)
-        for detail in self.query("#detail").results(TextView):  # absent while the app closes
-            detail.set_lines(lines)
+        if active == "tab-inflight":
+            self.query_one(InFlightPane).show(self.snapshot, self.session_now())
+        elif active == "tab-timeline":
+            self.query_one(TimelinePane).show(self.snapshot.exchanges, self.session_now())
+
+    def session_now(self) -> float:
+        """Seconds since the session started: by the clock while live, else the last line's time."""
+        messages = self.message_list.all_messages
+        last_t = messages[-1].t if messages else 0.0
+        if self.live and self.snapshot.started_epoch is not None:
+            return max(last_t, self.clock() - self.snapshot.started_epoch)
+        return last_t
+
+    def tick(self) -> None:
+        """Ages of in-flight requests tick by the clock (slow ones are flagged by the worker)."""
+        if self.live:
+            self.refresh_side()
 
     # --- actions
 
-    def action_toggle_follow(self) -> None:
-        self.follow = not self.follow
-        if self.follow and self.rows:
-            self.message_list.move_to(len(self.rows) - 1)
-        self.refresh_header()
+    def action_open_filter(self) -> None:
+        self.query_one(FilterBar).open()
 
-    def _jump_to(self, seq: int | None) -> bool:
-        if seq is None or seq not in self._row_of:
-            return False
-        self.follow = False
-        self.message_list.move_to(self._row_of[seq], upward=True)
-        self.refresh_header()
-        return True
+    def action_close_filter(self) -> None:
+        self.query_one(FilterBar).close()
+        self.message_list.focus()
+
+    def action_toggle_follow(self) -> None:
+        self.message_list.set_follow(not self.message_list.follow)
 
     def action_pair(self) -> None:
-        message = self.message_list.current
-        if message is not None:
-            self._jump_to(pair_of(message))
+        self.message_list.jump_to_pair()
 
     def action_whole(self) -> None:
         message = self.message_list.current
@@ -422,10 +338,10 @@ class InspectorApp(App[None]):
 
     def action_switch_pane(self) -> None:
         """`tab`: from the message list to the side pane's content and back."""
-        side = self.query_one("#side", TabbedContent)
-        pane = self.query_one(PANE_OF_TAB[side.active])
+        side = self.query_one(TabbedContent)
+        pane = side.query_one(PANE_OF_TAB[side.active])
         target: Widget = self.message_list if pane.has_focus_within or pane.has_focus else pane
-        if self.focused is self.query_one("#filter"):
+        if self.focused is self.query_one(FilterBar).input:
             target = self.message_list
         target.focus()
 
@@ -437,19 +353,8 @@ class InspectorApp(App[None]):
             self.action_show_help_panel()
 
     def action_show_tab(self, number: int) -> None:
-        self.query_one("#side", TabbedContent).active = TABS[number - 1]
+        self.query_one(TabbedContent).active = TABS[number - 1]
 
     def action_next_tab(self, step: int) -> None:
-        side = self.query_one("#side", TabbedContent)
+        side = self.query_one(TabbedContent)
         self.action_show_tab((TABS.index(side.active) + step) % len(TABS) + 1)
-
-    @on(RowList.Selected, "#findings")
-    def jump_to_finding(self, event: RowList.Selected) -> None:
-        seq = self.findings[event.index].seq
-        if self._jump_to(seq):
-            self.query_one("#side", TabbedContent).active = "tab-detail"
-            self.message_list.focus()
-        elif self.filter is not None:
-            self.notify(f"line {seq} is hidden by the filter", severity="warning")
-        else:
-            self.notify(f"line {seq} is a process event, not a message")

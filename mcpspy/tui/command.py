@@ -1,4 +1,4 @@
-"""`mcpspy watch`, `mcpspy view` and `mcpspy sessions`."""
+"""`mcpspy watch` and `mcpspy view`: find the capture, then open the TUI on it."""
 
 from __future__ import annotations
 
@@ -7,40 +7,65 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
-
 from mcpspy.capture.format import CaptureFormatError, decode_header
+from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
-from mcpspy.tui.sessions import as_json, describe, summarize
+from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
+from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
 
 WAIT_POLL = 0.2
 
 
 def _error(message: str, prog: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
+    return EXIT_UNREADABLE
+
+
+def on_a_terminal() -> bool:
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
+NOT_A_TERMINAL = "the TUI needs a terminal; on a pipe or in CI use `mcpspy report` (text, --json, --markdown)"
 
 
 def _open(path: Path, live: bool) -> int:
     from mcpspy.tui.app import InspectorApp
 
-    InspectorApp(path, live=live).run()
-    return 0
+    app = InspectorApp(path, live=live)
+    app.run()
+    return EXIT_BUG if app.return_code else 0  # Textual has shown the traceback
+
+
+def add_view_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="a capture file, session id or name (default: newest)")
+    add_home_option(parser)
 
 
 def run_view(args: argparse.Namespace) -> int:
-    path = Path(args.file)
     try:
+        path = locate_capture(args.file, args.home)
         with path.open("rb") as f:
             decode_header(f.readline(1 << 20))
+    except CaptureNotFound as exc:
+        return _error(str(exc), "mcpspy view")
     except OSError as exc:
-        return _error(f"{path}: {exc.strerror}", "mcpspy view")
+        return _error(f"{exc.filename or args.file}: {exc.strerror}", "mcpspy view")
     except CaptureFormatError as exc:
         return _error(f"{path}: {exc}", "mcpspy view")
+    if not on_a_terminal():
+        return _error(NOT_A_TERMINAL, "mcpspy view")
     return _open(path, live=False)
 
 
+def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", nargs="?", help="session id, name or capture path (default: newest live)")
+    add_home_option(parser)
+
+
 def run_watch(args: argparse.Namespace) -> int:
+    if not on_a_terminal():
+        return _error(NOT_A_TERMINAL, "mcpspy watch")
     dirs = search_dirs(args.home)
     if args.session:
         found = find_session(args.session, dirs)
@@ -68,25 +93,3 @@ def run_watch(args: argparse.Namespace) -> int:
                 return _open(fresh[-1].path, live=True)
     except KeyboardInterrupt:
         return 130
-
-
-def run_sessions(args: argparse.Namespace) -> int:
-    """Each session: started, live or ended, messages and findings by severity, name, command, path."""
-    if args.prune:
-        from mcpspy.capture.retention import run_prune
-
-        return run_prune(args)
-    problems: list[str] = []
-    summaries = [summarize(s) for s in list_sessions(search_dirs(args.home), problems)]
-    for problem in problems:  # a file that is not a capture: one line each, the others still listed
-        print(f"mcpspy sessions: skipped {problem}", file=sys.stderr)
-    if args.json:
-        sys.stdout.write(orjson.dumps([as_json(s) for s in summaries], option=orjson.OPT_INDENT_2).decode())
-        sys.stdout.write("\n")
-        return 0
-    if not summaries:
-        print(f"no sessions in {', '.join(map(str, search_dirs(args.home)))}")
-        return 0
-    for s in summaries:
-        print(f"{describe(s)}  {s.info.path}")
-    return 0

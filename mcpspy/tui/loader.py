@@ -35,6 +35,7 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Event, LifecycleRecord, Record
+from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
@@ -103,10 +104,10 @@ Listed = LifecycleRecord | tuple[Message, Parsed | None]  # what waits for the a
 class CaptureFeed:
     """Reader + Analyzer for one capture. Raises OSError / CaptureFormatError from the reader."""
 
-    def __init__(self, path: Path, live: bool, slow_after: float = 30.0) -> None:
+    def __init__(self, path: Path, live: bool, slow_after: float = DEFAULT_SLOW_AFTER) -> None:
         self.live = live
         self.reader = CaptureReader(path)
-        self.analyzer = Analyzer(slow_after=slow_after)
+        self.replay = Replay(slow_after)
         self.started_epoch: float | None = None
         self.last_t = 0.0
         self._unanalysed: deque[Listed] = deque()
@@ -165,23 +166,28 @@ class CaptureFeed:
         if records:
             self.last_t = records[-1].t
 
+    @property
+    def analyzer(self) -> Analyzer:
+        """Read by the worker thread only (the UI thread gets Snapshots)."""
+        return self.replay.analyzer
+
     def _analyse(self, limit: int, batch: Batch) -> None:
-        queue, analyzer = self._unanalysed, self.analyzer
+        queue, replay = self._unanalysed, self.replay
         for _ in range(min(limit, len(queue))):
             item = queue.popleft()
             if isinstance(item, LifecycleRecord):
-                self._take(analyzer.feed(item), batch)
+                self._take(replay.feed(item), batch)
             else:
-                self._take(analyzer.feed_read(*item), batch)
+                self._take(replay.feed_read(*item), batch)
 
     def _conclude(self, batch: Batch) -> None:
-        """All analysed: flag slow requests while live, or end a session whose proxy is gone."""
+        """All analysed: while live, the clock goes on; else the session ends (the replay policy's)."""
         if self.live and not self._stopped:
-            self._take(self.analyzer.check_pending(self.session_now()), batch)
+            self._take(self.replay.tick(self.session_now()), batch)
         elif not self.done:  # the proxy is gone, or a finished capture was read to its end
             if self.reader.held_bytes:
                 batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
-            self._take(self.analyzer.finish(), batch)
+            self._take(self.replay.conclude(), batch)
             batch.ended = self.done = True
 
     def session_now(self) -> float:

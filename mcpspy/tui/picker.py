@@ -1,4 +1,8 @@
-"""The session picker `mcpspy watch` shows when several sessions are live."""
+"""The session picker `mcpspy watch` shows when several sessions are live.
+
+A session's name and command come from its capture: each prompt is a rich
+``Text`` (never markup) with their controls made visible.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,15 +19,20 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpspy.capture.sessions import SessionInfo
-from mcpspy.tui.sessions import SessionSummary, describe, summarize
+from mcpspy.session_counts import SessionCounts, count_session, session_line
 
 TITLES = f"{'started':<19}  state  {'messages':>11}  {'findings':<10}  name / command"
+
+
+def prompt(s: SessionCounts) -> Text:
+    """Started, live or ended, counts and name on one line, the server command under them (plain text)."""
+    return Text(session_line(s, command_below=True))
 
 
 @dataclass
 class Summarized(Message):
     index: int
-    summary: SessionSummary
+    summary: SessionCounts
 
 
 class SessionPicker(App[Path | None]):
@@ -46,15 +56,12 @@ class SessionPicker(App[Path | None]):
     def __init__(self, sessions: list[SessionInfo]) -> None:
         super().__init__()
         self.sessions = sessions
-        self.summaries = [SessionSummary(s) for s in sessions]
+        self.summaries = [SessionCounts(s) for s in sessions]
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{len(self.sessions)} sessions are live: pick one (enter)")
-        yield Static(TITLES, id="titles")
-        yield OptionList(
-            *(Option(describe(s, command_below=True), id=str(i)) for i, s in enumerate(self.summaries)),
-            id="picker",
-        )
+        yield Static(f"{len(self.sessions)} sessions are live: pick one (enter)", markup=False)
+        yield Static(TITLES, id="titles", markup=False)
+        yield OptionList(*(Option(prompt(s), id=str(i)) for i, s in enumerate(self.summaries)), id="picker")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -63,13 +70,13 @@ class SessionPicker(App[Path | None]):
     @work(thread=True, exclusive=True)
     def count_sessions(self) -> None:
         for index, session in enumerate(self.sessions):
-            self.post_message(Summarized(index, summarize(session)))
+            self.post_message(Summarized(index, count_session(session)))
 
     @on(Summarized)
     def show_counts(self, event: Summarized) -> None:
         self.summaries[event.index] = event.summary
         for picker in self.query("#picker").results(OptionList):
-            picker.replace_option_prompt_at_index(event.index, describe(event.summary, command_below=True))
+            picker.replace_option_prompt_at_index(event.index, prompt(event.summary))
 
     @on(OptionList.OptionSelected, "#picker")
     def chosen(self, event: OptionList.OptionSelected) -> None:

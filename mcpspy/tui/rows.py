@@ -1,7 +1,8 @@
 """How a message, a finding and a JSON payload look on screen. No Textual here.
 
 Each list is a tuple of ``Column``s and a function from one item to its cells;
-``RowList`` (rowlist.py) lays them out, so adding a column is one line here.
+``RowList`` (widgets/rowlist.py) lays them out, so adding a column is one line
+here. Cells are plain text: ``RowList`` shows their controls as escapes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import orjson
 
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.capture.records import Stream
+from mcpspy.terminal import visible_bytes
 
 DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
 DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
@@ -128,12 +130,12 @@ def pending_cells(row: PendingRow) -> tuple[Cell, ...]:
     )
 
 
-def visible_raw(raw: bytes, terminated: bool, limit: int = DETAIL_LIMIT) -> str:
-    """The line with its invisible characters shown."""
-    shown = raw[:limit].decode("utf-8", "backslashreplace")
-    shown = shown.replace("\r", "␍").replace("\t", "⇥").replace("\x00", "␀")
-    if len(raw) > limit:
-        shown += f"… ({len(raw) - limit:,} more bytes: v shows it all)"
+def visible_raw(raw: bytes, terminated: bool, limit: int | None = DETAIL_LIMIT) -> str:
+    """The line as one line of text, every control and invalid byte shown as an escape."""
+    cut = limit is not None and len(raw) > limit
+    shown = visible_bytes(raw[:limit] if cut else raw)
+    if cut:
+        shown += f"… ({len(raw) - (limit or 0):,} more bytes: v shows it all)"
     return shown + ("⏎" if terminated else "  [no newline]")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Era, ExchangeState, Kind, Severity
-from mcpspy.analysis.replay import analyze_capture
+from mcpspy.replay_policy import analyze_capture
 from tests.analysis.scenarios import EXPECTED, FIXTURES, SCENARIOS, build
 
 

@@ -170,7 +170,7 @@ def test_arbitrary_records_never_crash(
 
 def test_the_analysis_imports_neither_trio_nor_textual() -> None:
     code = (
-        "import sys, mcpspy.analysis.analyzer, mcpspy.analysis.replay, mcpspy.wire.splitter, "
+        "import sys, mcpspy.analysis.analyzer, mcpspy.replay_policy, mcpspy.wire.splitter, "
         "mcpspy.capture.recorder; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('trio', 'textual')))"
     )

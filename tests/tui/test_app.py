@@ -8,7 +8,9 @@ from pathlib import Path
 from mcpspy.capture.format import encode_record
 from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.tui.app import InspectorApp
-from mcpspy.tui.rowlist import RowList
+from mcpspy.tui.panes.detail import DetailPane
+from mcpspy.tui.panes.header import HeaderBar
+from mcpspy.tui.widgets.rowlist import RowList
 from tests.conftest import FIXTURES
 
 
@@ -18,6 +20,16 @@ async def wait_rows(app: InspectorApp, pilot: object, n: int) -> None:
             return
         await pilot.pause(0.05)  # type: ignore[attr-defined]
     raise AssertionError(f"only {len(app.rows)} rows")
+
+
+def header_of(app: InspectorApp) -> str:
+    """The header as drawn, as plain text."""
+    return app.query_one(HeaderBar).text
+
+
+def detail_of(app: InspectorApp) -> str:
+    """The detail pane's content, as plain text."""
+    return app.query_one(DetailPane).text
 
 
 def cells(table: RowList[object], row: int) -> list[str]:
@@ -39,12 +51,12 @@ async def test_view_shows_messages_findings_and_the_glued_prefix() -> None:
         assert cells(table, 1)[7] == "✖"
         findings = app.query_one("#findings", RowList)
         assert cells(findings, 0)[2] == "stdout.glued-prefix"
-        assert "✖ 1" in app.header_text
+        assert "✖ 1" in header_of(app)
         await pilot.press("G")
         await pilot.pause(0.1)
-        assert "stdout.glued-prefix (error)" in app.detail_text
-        assert '"resultType": "complete"' in app.detail_text
-        assert "raw: ready {" in app.detail_text and "pair seq 1" in app.detail_text
+        assert "stdout.glued-prefix (error)" in detail_of(app)
+        assert '"resultType": "complete"' in detail_of(app)
+        assert "raw: ready {" in detail_of(app) and "pair seq 1" in detail_of(app)
 
 
 async def test_pair_jumps_between_request_and_reply_out_of_order() -> None:
@@ -58,7 +70,7 @@ async def test_pair_jumps_between_request_and_reply_out_of_order() -> None:
         assert table.cursor == 3
         await pilot.press("k", "p")  # reply to id 3 -> request id 3
         assert table.cursor == 1
-        assert "paused" in app.header_text
+        assert "paused" in header_of(app)
 
 
 async def test_watch_follows_a_capture_as_it_grows(tmp_path: Path) -> None:
@@ -110,8 +122,8 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
 
 
 def test_timeline_marks_the_reply_that_overtook() -> None:
-    from mcpspy.analysis.replay import analyze_capture
-    from mcpspy.tui.timeline import render_timeline
+    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.tui.panes.timeline import render_timeline
 
     _, analyzer = analyze_capture(FIXTURES / "lesson-out-of-order.jsonl")
     lines = render_timeline(analyzer.exchanges, 1.0, 80).plain.splitlines()
@@ -121,7 +133,7 @@ def test_timeline_marks_the_reply_that_overtook() -> None:
 
 
 async def test_a_finished_capture_concludes_like_the_report() -> None:
-    from mcpspy.analysis.replay import analyze_capture
+    from mcpspy.replay_policy import analyze_capture
 
     path = FIXTURES / "pairing-unanswered.jsonl"
     _, expected = analyze_capture(path)
@@ -136,7 +148,7 @@ async def test_a_finished_capture_concludes_like_the_report() -> None:
         assert sorted(cells(findings, i)[2] for i in range(len(findings.rows))) == sorted(
             f.id for f in expected.findings
         )
-        assert f"{len(expected.pending)} pending" in app.header_text
+        assert f"{len(expected.pending)} pending" in header_of(app)
 
 
 async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
@@ -145,6 +157,6 @@ async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
     app = InspectorApp(path, live=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, 1)
-        assert app.started_epoch is not None
+        assert app.snapshot.started_epoch is not None
         # the fixture started long ago: its pending requests are far past the slow threshold by now
         assert app.session_now() > app.rows[-1].t + 60

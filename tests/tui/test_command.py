@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from mcpspy.analysis.replay import analyze_capture
+from mcpspy.replay_policy import analyze_capture
 
 SERVER = 'read l; echo "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"'
 REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'

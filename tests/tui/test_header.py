@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.text import Text
-
 from mcpspy.analysis.model import Era, Severity
-from mcpspy.tui.header import HeaderState, header_markup
 from mcpspy.tui.loader import Snapshot
+from mcpspy.tui.panes.header import HeaderState, header_text
 
 FILE = "20261203T080802.538Z-helpdesk-23246.jsonl"
 
 
 def plain(state: HeaderState, width: int) -> str:
-    return Text.from_markup(header_markup(state, width)).plain
+    return header_text(state, width).plain
 
 
 def test_header_shortens_to_fit() -> None:

@@ -11,7 +11,8 @@ import orjson
 
 from mcpspy.capture.sessions import SessionInfo, list_sessions
 from mcpspy.tui.app import InspectorApp
-from mcpspy.tui.rowlist import RowList
+from mcpspy.tui.widgets.rowlist import RowList
+from tests.tui.test_app import header_of
 
 SERVER = """
 import json, sys
@@ -67,8 +68,8 @@ async def test_watch_shows_each_message_as_the_client_sends_it(tmp_path: Path) -
                 request_cells, reply_cells = rows[-2].split(), rows[-1].split()
                 assert request_cells[1:5] == ["→", "c2s", "request", str(id_)] and method in rows[-2]
                 assert reply_cells[1:5] == ["←", "s2c", "response", str(id_)] and method in rows[-1]
-                assert table.cursor == len(rows) - 1 and "following" in app.header_text
-            assert f"{len(table.rows)} msgs" in app.header_text
+                assert table.cursor == len(rows) - 1 and "following" in header_of(app)
+            assert f"{len(table.rows)} msgs" in header_of(app)
     finally:
         proxy.stdin.close()
         proxy.wait(timeout=30)

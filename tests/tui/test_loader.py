@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from mcpspy.analysis.replay import analyze_capture
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.filters import parse_filter
+from mcpspy.replay_policy import analyze_capture
 from mcpspy.tui import loader
 from mcpspy.tui.app import InspectorApp
+from mcpspy.tui.panes.findings import FindingsPane
 from tests.conftest import FIXTURES
-from tests.tui.test_app import wait_rows
+from tests.tui.test_app import header_of, wait_rows
 
 
 def repeated(source: Path, times: int, out: Path, lines_only: bool = False) -> Path:
@@ -90,8 +92,8 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
     app = InspectorApp(path, live=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, len(expected.messages))
-        assert "analysing" in app.header_text and not app.loaded
-        app.apply_filter("is:flagged")
+        assert "analysing" in header_of(app) and not app.loaded
+        app.message_list.set_filter(parse_filter("is:flagged"))
         assert len(app.rows) < len(flagged)  # most of the findings are still to come
         gate.set()
         for _ in range(100):
@@ -100,7 +102,7 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
             await pilot.pause(0.05)
         await pilot.pause()
         assert app.loaded and [m.seq for m in app.rows] == flagged
-        assert "analysing" not in app.header_text
+        assert "analysing" not in header_of(app)
 
 
 async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, small_slices: None) -> None:
@@ -113,8 +115,8 @@ async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, sma
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, 40 * 4 + 20)
         for _ in range(100):
-            if "analysing" not in app.header_text and "reading" not in app.header_text:
+            if "analysing" not in header_of(app) and "reading" not in header_of(app):
                 break
             await pilot.pause(0.05)
-        assert "analysing" not in app.header_text and "reading" not in app.header_text
-        assert not app.loaded and app.findings  # still live, and analysed
+        assert "analysing" not in header_of(app) and "reading" not in header_of(app)
+        assert not app.loaded and app.query_one(FindingsPane).findings  # still live, and analysed

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import orjson
 import pytest
-from textual.widgets import TabbedContent
-from textual.widgets._tabbed_content import ContentTab
+from textual.widgets import Tab, TabbedContent
 
 from mcpspy.capture.format import encode_header, encode_line
 from mcpspy.capture.records import Header, Stream
 from mcpspy.tui.app import InspectorApp
-from mcpspy.tui.rowlist import RowList
-from mcpspy.tui.textview import TextView, WholeMessage
+from mcpspy.tui.whole_message import WholeMessage
+from mcpspy.tui.widgets.rowlist import RowList
+from mcpspy.tui.widgets.textview import TextView
 from tests.conftest import FIXTURES
-from tests.tui.test_app import wait_rows
+from tests.tui.test_app import detail_of, header_of, wait_rows
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("python", "srv.py"), "srv", "/", "0.1.0", 1)
 
@@ -77,15 +77,15 @@ async def test_following_stops_when_moving_up_and_resumes_at_the_end(tmp_path: P
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, 4)
         await pilot.press("k")
-        assert "paused" in app.header_text
+        assert "paused" in header_of(app)
         with path.open("ab") as f:
             f.write(encode_line(5, 0.5, Stream.ERR, b"still here", True))
         await wait_rows(app, pilot, 5)
         assert app.message_list.cursor == 2  # paused: the cursor stays where the user put it
         await pilot.press("G")
-        assert "following" in app.header_text and app.message_list.cursor == 4
+        assert "following" in header_of(app) and app.message_list.cursor == 4
         await pilot.press("k", "f")
-        assert "following" in app.header_text and app.message_list.cursor == 4
+        assert "following" in header_of(app) and app.message_list.cursor == 4
 
 
 async def test_a_10_mib_message_is_cut_in_the_detail_and_whole_with_v(tmp_path: Path) -> None:
@@ -97,8 +97,8 @@ async def test_a_10_mib_message_is_cut_in_the_detail_and_whole_with_v(tmp_path: 
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_loaded(app, pilot)
         await pilot.pause(0.1)
-        assert "v: whole message" in app.detail_text and "v shows it all" in app.detail_text
-        assert "THE-END" not in app.detail_text
+        assert "v: whole message" in detail_of(app) and "v shows it all" in detail_of(app)
+        assert "THE-END" not in detail_of(app)
         await pilot.press("v")
         await pilot.pause(0.1)
         assert isinstance(app.screen, WholeMessage)
@@ -144,9 +144,9 @@ async def test_every_column_and_tab_fits(width: int) -> None:
         titles = app.message_list.render_line(0).text.split()
         assert titles == ["time", "dir", "kind", "id", "method", "latency", "size", "!"]
         assert app.message_list.region.right <= width
-        for tab in app.query(ContentTab):
+        for tab in app.query(Tab):
             assert tab.region.right <= width, tab.label
-        assert "ended" in app.header_text and len(app.header_text) <= width
+        assert "ended" in header_of(app) and len(header_of(app)) <= width
         side = app.query_one("#side").region
         assert side.right <= width and side.width >= 40
         assert (side.x > 0) == (width >= 120)  # beside the list when wide, else under it
@@ -158,9 +158,9 @@ async def test_mouse_click_selects_and_the_palette_runs_the_inspector_commands()
         await wait_loaded(app, pilot)
         table = app.message_list
         await pilot.click(table, offset=(10, 2))  # the second row, under the column titles
-        assert table.cursor == 1 and "paused" in app.header_text
+        assert table.cursor == 1 and "paused" in header_of(app)
         await pilot.pause(0.05)
-        assert app.detail_text.startswith(f"seq {app.rows[1].seq} ")
+        assert detail_of(app).startswith(f"seq {app.rows[1].seq} ")
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert {"Follow", "Filter", "Pair", "Whole message", "Show findings"} <= set(titles)
         await pilot.press("ctrl+p", *"Whole message")

@@ -4,6 +4,9 @@ The rows live in a list the app owns (100,000 messages cost nothing here);
 ``render_line`` lays out the visible ones and keeps their Strips in a small
 LRU cache. A DataTable measures every cell of every row, which is what made
 big captures slow.
+
+Every cell is drawn as plain text (a Segment, never markup) through
+``visible_line``: a method name from a capture cannot style, link or retitle.
 """
 
 from __future__ import annotations
@@ -22,36 +25,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mcpspy.terminal import visible_line
 from mcpspy.tui.rows import Cell, CellsOf, Column
+from mcpspy.tui.widgets.scrolling import set_virtual_size
 
 T = TypeVar("T")
 CACHE_ROWS = 1000
-
-
-def set_virtual_size(view: ScrollView, size: Size) -> None:
-    """Set ``view.virtual_size``, laying the screen out again only when that can change something.
-
-    Setting the reactive lays out the whole screen (~50 ms here), once per batch of new rows. A
-    hidden view is laid out when it is shown; a view that has its scrollbar and keeps it only
-    needs the thumb moved; one that needs no scrollbar before or after, only a repaint.
-    """
-    if size == view.virtual_size:
-        return
-    hidden = not view.size
-    same_width = size.width == view.virtual_size.width
-    height = view.scrollable_content_region.height
-    keeps_scrollbar = same_width and view.show_vertical_scrollbar and size.height > height
-    needs_none = same_width and not view.show_vertical_scrollbar and size.height <= height
-    if needs_none:
-        view.set_reactive(ScrollView.virtual_size, size)
-        view.refresh()
-    elif hidden or keeps_scrollbar:
-        view.set_reactive(ScrollView.virtual_size, size)
-        if keeps_scrollbar:
-            view._scroll_update(size)
-            view.refresh()
-    else:
-        view.virtual_size = size
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
@@ -269,7 +248,7 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             if i:
                 segments.append(Segment(" ", base))
             cell_style = base + Style.parse(style) if style else base
-            segments.append(Segment(fit(text, width, column.right), cell_style))
+            segments.append(Segment(fit(visible_line(text), width, column.right), cell_style))
         return segments
 
     def _row_strip(self, index: int, under_cursor: bool) -> Strip:

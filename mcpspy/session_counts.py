@@ -1,4 +1,4 @@
-"""What `mcpspy sessions` and the session picker say about each session. No Textual here.
+"""What `mcpspy sessions` and the TUI's session picker say about each session. No Textual here.
 
 Message and finding counts come from replaying the capture through the
 Analyzer, as every view does (nothing derived is stored in a capture).
@@ -11,28 +11,29 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from mcpspy.analysis.model import Severity
-from mcpspy.analysis.replay import analyze_capture
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.replay_policy import analyze_capture
+from mcpspy.terminal import visible_line
 from mcpspy.tui.rows import MARK
 
 COMMAND_WIDTH = 48
 
 
 @dataclass(frozen=True)
-class SessionSummary:
+class SessionCounts:
     info: SessionInfo
     messages: int | None = None  # None: not counted (yet), or unreadable
     findings: Counter[Severity] = field(default_factory=Counter)
 
 
-def summarize(info: SessionInfo) -> SessionSummary:
+def count_session(info: SessionInfo) -> SessionCounts:
     """Count the session's messages and findings as `report` does; a live session is not concluded."""
     try:
         _, analyzer = analyze_capture(info.path, conclude=not info.live)
     except (OSError, CaptureFormatError):
-        return SessionSummary(info)
-    return SessionSummary(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
+        return SessionCounts(info)
+    return SessionCounts(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
 
 
 def started_text(started: str) -> str:
@@ -42,7 +43,7 @@ def started_text(started: str) -> str:
         return started
 
 
-def counts_text(s: SessionSummary) -> str:
+def counts_text(s: SessionCounts) -> str:
     """`   42 msgs  ✖ 1 ▲ 0 · 3`, or dots while not counted."""
     if s.messages is None:
         return f"{'…':>6} msgs  {'':10}"
@@ -51,19 +52,23 @@ def counts_text(s: SessionSummary) -> str:
     return f"{s.messages:>6} msgs  {marks}"
 
 
-def describe(s: SessionSummary, command_below: bool = False) -> str:
-    """Started, live or ended, counts, name, command: one line, or two (for 80 columns)."""
+def session_line(s: SessionCounts, command_below: bool = False) -> str:
+    """Started, live or ended, counts, name, command: one line, or two (for 80 columns).
+
+    The name and command come from the capture: controls in them are made visible.
+    """
     header = s.info.header
-    command = " ".join(header.command)
+    name = visible_line(header.name)
+    command = visible_line(" ".join(header.command))
     head = f"{started_text(header.started)}  {'live ' if s.info.live else 'ended'}  {counts_text(s)}  "
     if command_below:
-        return f"{head}{header.name}\n    {command}"
+        return f"{head}{name}\n    {command}"
     if len(command) > COMMAND_WIDTH:
         command = command[: COMMAND_WIDTH - 1] + "…"
-    return f"{head}{header.name:<16} {command:<{COMMAND_WIDTH}}"
+    return f"{head}{name:<16} {command:<{COMMAND_WIDTH}}"
 
 
-def as_json(s: SessionSummary) -> dict[str, object]:
+def session_json(s: SessionCounts) -> dict[str, object]:
     header = s.info.header
     return {
         "session": s.info.session,

@@ -1,8 +1,9 @@
-"""A whole message, however big, in a scrollable view drawn line by line.
+"""Text, however big, in a scrollable view drawn line by line.
 
 ``TextView`` wraps the text to its width and renders only the visible lines
 (highlighted one at a time), so a 10 MiB message opens and scrolls without
-freezing the UI; ``WholeMessage`` is the screen `v` opens on one message.
+freezing the UI. What it is given is plain text or rich ``Text``, never
+markup, and controls in it are shown as escapes (``mcpspy.terminal``).
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ from typing import ClassVar
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
 
-from mcpspy.analysis.model import Message
-from mcpspy.tui.rowlist import set_virtual_size
-from mcpspy.tui.rows import pretty_json, visible_raw
+from mcpspy.terminal import visible_line
+from mcpspy.tui.widgets.scrolling import set_virtual_size
 
 _JSON = JSONHighlighter()
 
@@ -51,17 +48,25 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, text: str = "", json: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.json = json  # highlight plain lines as JSON
-        self._lines: Sequence[str | Text] = text.split("\n")
+        self._lines: Sequence[str | Text] = [visible_line(line) for line in text.split("\n")]
         self._wrapped: list[tuple[int, int]] = []  # per screen line: (line, start column, or piece)
         self._pieces: dict[int, list[Text]] = {}  # styled lines wrapped at word boundaries
         self._wrap_width = 0
         self._cache: LRUCache[int, Strip] = LRUCache(500)
 
     def set_text(self, text: str, json: bool = False) -> None:
-        self.set_lines(text.split("\n"), json)
+        """Show ``text`` line by line, every control in it (tabs too) shown as an escape."""
+        self._show([visible_line(line) for line in text.split("\n")], json)
 
     def set_lines(self, lines: Sequence[str | Text], json: bool = False) -> None:
-        """Show ``lines``: plain strings (highlighted as JSON when ``json``) or styled Texts."""
+        """Show ``lines``: plain strings (highlighted as JSON when ``json``) or styled Texts.
+
+        They are expected safe already (built with ``visible_line``); a styled line that is not
+        loses its styles rather than let a control through.
+        """
+        self._show([safe_line(line) for line in lines], json)
+
+    def _show(self, lines: Sequence[str | Text], json: bool) -> None:
         self.json = json
         self._lines = lines
         self._wrap_width = 0
@@ -132,46 +137,10 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         return strip.crop_extend(0, width, base)
 
 
-class WholeMessage(Screen[None]):
-    """One message in full: pretty JSON when it parsed, else (or with `r`) the raw line."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,v", "app.pop_screen", "Back"),
-        Binding("r", "toggle_raw", "Raw/JSON"),
-    ]
-    DEFAULT_CSS = """
-    WholeMessage > #whole-title { height: 1; background: $panel; padding: 0 1; }
-    WholeMessage > TextView { height: 1fr; }
-    """
-
-    def __init__(self, message: Message) -> None:
-        super().__init__()
-        self.message = message
-        self.raw = message.payload is None
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="whole-title")
-        yield TextView(id="whole")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.show()
-        self.query_one(TextView).focus()
-
-    def show(self) -> None:
-        m = self.message
-        view = self.query_one(TextView)
-        if self.raw:
-            view.set_text(visible_raw(m.raw, m.terminated, limit=len(m.raw)))
-        else:
-            view.set_text(pretty_json(m.payload, limit=None), json=True)
-        what = "raw" if self.raw else "JSON"
-        self.query_one("#whole-title", Static).update(
-            f"seq {m.seq}  {m.kind.value}  {m.method or ''}  {m.size:,} bytes  "
-            f"{what}, {view.line_count:,} lines"
-        )
-
-    def action_toggle_raw(self) -> None:
-        if self.message.payload is not None:
-            self.raw = not self.raw
-            self.show()
+def safe_line(line: str | Text) -> str | Text:
+    """``line`` with no control character left in it (a no-op for a line built safe)."""
+    text = line if isinstance(line, str) else line.plain
+    shown = visible_line(text)
+    if shown == text:
+        return line
+    return shown if isinstance(line, str) else Text(shown, style=line.style, no_wrap=line.no_wrap)

@@ -1,0 +1,45 @@
+"""`mcpspy sessions`: every recorded session, with its messages and findings by severity."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from mcpspy.capture.sessions import list_sessions, search_dirs
+from mcpspy.options import add_home_option
+from mcpspy.session_counts import count_session, session_json, session_line
+from mcpspy.terminal import visible_line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_home_option(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable listing")
+    parser.add_argument("--prune", action="store_true", help="delete old captures (never a live one)")
+    parser.add_argument("--older-than", metavar="AGE", help="with --prune: captures older than AGE (30d)")
+    parser.add_argument("--keep", type=int, metavar="N", help="with --prune: all but the newest N")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Each session: started, live or ended, messages and findings by severity, name, command, path."""
+    if args.prune:
+        from mcpspy.capture.retention import run_prune
+
+        return run_prune(args)
+    problems: list[str] = []
+    counted = [count_session(s) for s in list_sessions(search_dirs(args.home), problems)]
+    for problem in problems:  # a file that is not a capture: one line each, the others still listed
+        print(f"mcpspy sessions: skipped {visible_line(problem)}", file=sys.stderr)
+    if args.json:
+        sys.stdout.write(
+            orjson.dumps([session_json(s) for s in counted], option=orjson.OPT_INDENT_2).decode()
+        )
+        sys.stdout.write("\n")
+        return 0
+    if not counted:
+        print(f"no sessions in {', '.join(visible_line(str(d)) for d in search_dirs(args.home))}")
+        return 0
+    for s in counted:
+        print(f"{session_line(s)}  {visible_line(str(s.info.path))}")
+    return 0

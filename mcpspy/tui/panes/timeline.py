@@ -1,0 +1,74 @@
+"""The timeline pane: one bar per exchange, from request to reply, in sending order.
+
+Replies that overtake older requests show as bars that end before the bar above
+them does, and are marked, so out-of-order answers are visible at a glance.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from mcpspy.analysis.model import Exchange, ExchangeState
+from mcpspy.terminal import visible_line
+
+LABEL_WIDTH = 22
+MAX_BARS = 200  # the newest ones; older exchanges are in the message list
+MIN_WIDTH = 40
+STATE_STYLE = {
+    ExchangeState.ANSWERED: "green",
+    ExchangeState.ERROR: "red",
+    ExchangeState.PENDING: "yellow",
+    ExchangeState.CANCELLED: "magenta",
+    ExchangeState.UNANSWERED: "red",
+}
+
+
+def render_timeline(exchanges: list[Exchange], now: float, width: int) -> Text:
+    """Bars scaled to the span from the first request to ``now`` (or the last reply)."""
+    shown = exchanges[-MAX_BARS:]
+    out = Text()
+    if not shown:
+        return Text("no requests yet", style="dim")
+    start = shown[0].sent_t
+    end = max([now, *(x.reply_t for x in shown if x.reply_t is not None)])
+    span = max(end - start, 1e-6)
+    cells = max(width - LABEL_WIDTH - 2, 10)
+    for x in shown:
+        label = visible_line(f"{x.stream.arrow}{x.id!s:>4} {x.method}")[: LABEL_WIDTH - 1]
+        first = int((x.sent_t - start) / span * (cells - 1))
+        stop_t = x.reply_t if x.reply_t is not None else end
+        last = max(first, int((stop_t - start) / span * (cells - 1)))
+        out.append(label.ljust(LABEL_WIDTH))
+        out.append(" " * first)
+        out.append("█" * (last - first + 1), style=STATE_STYLE[x.state])
+        if x.out_of_order:
+            out.append(" ⇅", style="bold yellow")
+        out.append("\n")
+    return out
+
+
+class TimelinePane(VerticalScroll):
+    """The newest exchanges as bars; drawn again when shown, on a tick while live, and on resize."""
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._exchanges: list[Exchange] = []
+        self._now = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static()
+
+    def show(self, exchanges: list[Exchange], now: float) -> None:
+        self._exchanges, self._now = exchanges, now
+        self._draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
+        self.query_one(Static).update(render_timeline(self._exchanges, self._now, width))
