@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.capture.sessions import safe_name
@@ -127,6 +127,7 @@ def test_name_is_a_name_not_a_path(tmp_path: Path, name: str) -> None:
     assert {p.name for p in (tmp_path / "a").rglob("*")} == {"b", "sessions", capture.name}  # nothing else
 
 
+@settings(deadline=None)
 @given(st.text())
 def test_safe_name_never_leaves_the_directory(name: str) -> None:
     safe = safe_name(name)

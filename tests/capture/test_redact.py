@@ -229,7 +229,7 @@ def check_redaction(before: Any, after: Any, schemas: bool = False) -> None:
         assert after == before or (before != before and after != after)
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(json_values, layouts)
 def test_any_json_line_comes_out_as_json_with_exactly_the_credentials_replaced(
     value: Any, layout: Any
@@ -270,7 +270,7 @@ def strict_json(text: str) -> bool:
     return True
 
 
-@settings(max_examples=600)
+@settings(max_examples=600, deadline=None)
 @given(json_values.map(lambda v: json.dumps({"token": "t", "v": v})).flatmap(mutated))
 def test_the_tokenizer_judges_json_exactly_as_the_json_module(text: str) -> None:
     """A broken line is never half-redacted: what the json module refuses is stored as it is."""
@@ -281,7 +281,7 @@ def test_the_tokenizer_judges_json_exactly_as_the_json_module(text: str) -> None
         assert out is not None and marker(json.loads(out)["token"]) == ("string", len(value["token"]))
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.sampled_from([b'"token"', b'"Authorization":', b'{"apiKey":"', b""]))
 def test_any_bytes_never_raise(noise: bytes, key: bytes) -> None:
     for line in (noise, key + noise, noise + key, b"{" + key + noise):

@@ -67,7 +67,7 @@ def assert_capture_is_valid_and_clean(path: Path, sent: list[tuple[bytes, list[s
         assert not any(b"S3CR3T" in r.data for r in capture.records if isinstance(r, LineRecord))
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(lines(), min_size=1, max_size=6), st.integers(0, 3))
 def test_the_writer_stores_no_credential_and_only_valid_records(
     tmp_path_factory: pytest.TempPathFactory, sent: list[tuple[bytes, list[str]]], long_at: int
