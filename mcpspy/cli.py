@@ -32,6 +32,7 @@ class Subcommand:
 
 def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
+    from mcpspy.check import command as check
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
     from mcpspy.report import command as report
@@ -55,11 +56,12 @@ def subcommands() -> dict[str, Subcommand]:
             config.add_unwrap_arguments,
             config.run_unwrap,
         ),
+        "check": Subcommand("test a server with a scripted client in both eras, for CI", check.add_arguments, check.run),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
-COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap"})
+COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "check"})
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
@@ -78,6 +80,7 @@ commands:
   rules [ID]              the findings catalogue, or one rule explained
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
+  check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
 
 Run `mcpspy COMMAND --help` for a command's options.
 """
