@@ -110,8 +110,13 @@ class LineAssembler:
 
 
 def _loads(data: bytes) -> Any:
+    """JSON, or None; invalid UTF-8 is read with replacement characters (the analysis flags it)."""
     try:
         return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return orjson.loads(data.decode("utf-8", "replace"))
     except orjson.JSONDecodeError:
         return None
 

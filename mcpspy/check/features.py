@@ -74,9 +74,15 @@ def _list(
         listed = f": {names(items)}" if items else ""
         cache = ""
         if modern and isinstance(sent.result, dict):
-            cache = f"; cached {sent.result.get('ttlMs')!r} ms ({sent.result.get('cacheScope')})"
+            cache = cache_text(sent.result)
         verdict.message = f"{len(items)} {field} in {pages} page(s){listed}{cache}{more}"
     return items
+
+
+def cache_text(result: dict[str, Any]) -> str:
+    if "ttlMs" not in result and "cacheScope" not in result:
+        return "; no cache hints"
+    return f"; cached {result.get('ttlMs')!r} ms ({result.get('cacheScope')})"
 
 
 def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) -> None:

@@ -19,6 +19,7 @@ from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
 from mcpspy.check.model import EraRun, Evidence, Problem, Status, Verdict
 from mcpspy.check.script import Script
+from mcpspy.report.summary import build_summary
 
 E, W = Severity.ERROR, Severity.WARNING
 #: Findings about a client request that are the server's doing.
@@ -63,34 +64,46 @@ def judge(script: Script, path: Path, capture: Capture, analyzer: Analyzer) -> E
         verdict.seqs = sorted({s for s in seqs if s is not None} | set(verdict.pinned))
     excused = {(rule, lines.seq(evidence)) for rule, evidence in script.excused}
     findings = [f for f in analyzer.findings if server_side(f) and (f.id, f.seq) not in excused]
-    route(findings, verdicts, session)
+    route(findings, verdicts, session, script.stopped_by)
     others = len(session.findings)
     session.message = f"{others} other finding(s) in the session" if others else "no other findings"
     for verdict in verdicts:
         verdict.settle()
     counted = [f for v in verdicts if v.status is not Status.SKIP for f in v.findings]
+    summary = build_summary(capture, path, analyzer)
+    ours = {id(f) for f in counted}
+    summary = replace(summary, findings=[f for f in summary.findings if id(f) in ours])
     records = [r for stream in lines.by_stream.values() for r in stream]
     raw_of = {r.seq: r.data for r in records}
     stream_of = {r.seq: r.stream.value for r in records}
-    return EraRun(script.era, path, verdicts, counted, lines.line_of, raw_of, stream_of)
+    return EraRun(script.era, path, verdicts, summary.findings, summary, lines.line_of, raw_of, stream_of)
 
 
 def server_side(finding: Finding) -> bool:
     return finding.stream is not Stream.C2S or finding.id in SERVER_SIDE_ON_C2S
 
 
-def route(findings: list[Finding], verdicts: list[Verdict], session: Verdict) -> None:
+def route(
+    findings: list[Finding], verdicts: list[Verdict], session: Verdict, stopped_by: Verdict | None
+) -> None:
+    """Each finding to one check: by rule, else the check whose problem or window holds its line."""
     by_id = {v.check_id: v for v in verdicts}
     by_seq: dict[int, Verdict] = {}
     for verdict in verdicts:  # a step inside another comes later: its lines are its own
         if verdict.check_id not in ("framing.stdout", "session.findings"):
             for seq in verdict.seqs:
                 by_seq[seq] = verdict
+    for verdict in verdicts:  # a line that a check's problem names is that check's above all
+        for problem in verdict.problems:
+            if problem.seq is not None:
+                by_seq[problem.seq] = verdict
     for finding in findings:
         if finding.id.startswith("stdout."):
             target = by_id["framing.stdout"]
         elif finding.id in ROUTED_BY_RULE and ROUTED_BY_RULE[finding.id] in by_id:
             target = by_id[ROUTED_BY_RULE[finding.id]]
+        elif finding.id == "lifecycle.crash-in-flight" and stopped_by is not None:
+            target = stopped_by
         else:
             target = by_seq.get(finding.seq) or by_seq.get(finding.related_seq or -1) or session
         target.findings.append(finding)
@@ -128,10 +141,16 @@ def eof_verdicts(script: Script, lines: Lines) -> list[Verdict]:
     elif terminated:
         exit_v.message = f"still running after stdin closed; mcpspy ended it ({how})"
     else:
-        exit_v.message = f"exited {exited.t - closed.t:.3f}s after stdin closed ({how})"
+        exit_v.message = f"exited {max(0.0, exited.t - closed.t):.3f}s after stdin closed ({how})"
     exit_v.pinned = [s for s in (closed.seq, exited.seq if exited else None) if s is not None]
     owed = {orjson.dumps(s) for s in script.sent_ids}
-    after = [(n, r) for n, r in enumerate(lines.by_stream[Stream.S2C]) if r.seq > closed.seq]
+    # After EOF: read once the script had closed stdin, or recorded after the proxy noted the close
+    # (the proxy notes it once its pump has ended, which can be after a quick server's last words).
+    after = [
+        (n, r)
+        for n, r in enumerate(lines.by_stream[Stream.S2C])
+        if r.seq > closed.seq or (script.eof_ordinal is not None and n >= script.eof_ordinal)
+    ]
     for ordinal, record in after:
         problem = _after_eof(record.data, owed, Evidence(Stream.S2C, ordinal))
         if problem is not None:

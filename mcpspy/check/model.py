@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.capture.records import Stream
+from mcpspy.report.summary import Summary
 
 
 class Status(enum.Enum):
@@ -80,7 +81,9 @@ class Verdict:
         return max(severities, default=None)
 
     def settle(self) -> None:
-        """Status from problems and findings (a skip stays a skip)."""
+        """Status from problems and findings (a skip stays a skip); a message if none was set."""
+        if not self.message and self.problems:
+            self.message = self.problems[0].sentence
         if self.status is Status.SKIP:
             return
         worst = self.worst
@@ -94,7 +97,8 @@ class EraRun:
     era: Era
     capture: Path
     verdicts: list[Verdict]
-    findings: list[Finding]  # the server's (those about our deliberate probes left out)
+    findings: list[Finding]  # the server's that count (not about our own probes, nor in a skipped check)
+    summary: Summary  # the report's view of the capture, its findings restricted to ``findings``
     line_of: dict[int, int] = field(default_factory=dict)  # seq -> line number in the capture file
     raw_of: dict[int, bytes] = field(default_factory=dict)  # seq -> the line's bytes
     stream_of: dict[int, str] = field(default_factory=dict)  # seq -> "c2s", "s2c" or "err"
@@ -113,6 +117,10 @@ class CheckRun:
     @property
     def verdicts(self) -> list[Verdict]:
         return [v for run in self.eras for v in run.verdicts]
+
+    def check_of(self) -> dict[int, Verdict]:
+        """id(finding) -> the verdict it was routed to."""
+        return {id(f): v for v in self.verdicts for f in v.findings}
 
     def failed(self, threshold: Severity | None) -> bool:
         """Whether something at or above ``threshold`` failed (never, for None)."""

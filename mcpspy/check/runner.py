@@ -79,7 +79,7 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
     script = SCRIPTS[era](driver, plan.options)
     try:
         script.run()
-        driver.close_stdin()
+        script.close()
         driver.wait_exit(grace + PROXY_SHUTDOWN)
     finally:
         driver.stop()

@@ -71,8 +71,10 @@ class Script:
         self.verdicts: list[Verdict] = []
         self.excused: set[tuple[str, Evidence]] = set()  # (rule id, line): findings about our own probes
         self.stopped: str | None = None  # why later steps are skipped
+        self.stopped_by: Verdict | None = None  # the check during which the server stopped
         self.tools: list[Any] = []  # what tools/list gave, for --call
         self.sent_ids: list[Any] = []  # every request id sent: replies to them are owed, even after EOF
+        self.eof_ordinal: int | None = None  # the first stdout line read after stdin was closed
         self._next_id = 0
 
     # --- what subclasses provide
@@ -83,6 +85,11 @@ class Script:
 
     def run(self) -> None:
         raise NotImplementedError
+
+    def close(self) -> None:
+        """End of file on the server's stdin: the script is done."""
+        self.eof_ordinal = self.d.lines_read
+        self.d.close_stdin()
 
     def run_steps(self, steps: Sequence[tuple[tuple[str, ...], Callable[[], None]]]) -> None:
         """Each step with the checks it makes: skipped together once the server has stopped."""
@@ -127,15 +134,16 @@ class Script:
         sent = self.request(method, params)
         if sent.reply is not None:
             return True
-        gone = "closed its stdout" if self.d.stdout_closed.is_set() else "stopped answering"
-        verdict.problems.append(
-            Problem(
-                E,
-                f"the server {gone} after {after}: {method} got no reply in {self.timeout:g}s",
-                sent.evidence,
+        if self.d.stdout_closed.is_set():
+            said = f"the server closed its stdout after {after}: {method} got no reply"
+        else:
+            said = (
+                f"{method} got no reply in {self.timeout:g}s after {after}, though the server still runs "
+                "(stuck, or it lost the line)"
             )
-        )
-        self.stopped = f"the server {gone} during {verdict.check_id}"
+        verdict.problems.append(Problem(E, said, sent.evidence))
+        self.stopped = f"the server stopped answering during {verdict.check_id}"
+        self.stopped_by = verdict
         return False
 
     def anonymous(self, owner: str) -> list[Received]:
@@ -180,11 +188,13 @@ class Script:
         with self.step(check_id) as verdict:
             self.d.expect_anonymous(check_id)
             self.d.send([line])
-            if self.serving(verdict, what):
-                answers = self.anonymous(check_id)
-                for answer in answers:
-                    verdict.problems.append(Problem(E, f"the server answered {what}", answer.evidence))
-                verdict.message = f"answered {what}" if answers else f"{what}: no reply, as required"
+            if not self.serving(verdict, what):
+                verdict.message = f"stopped serving after {what}"
+                return
+            answers = self.anonymous(check_id)
+            for answer in answers:
+                verdict.problems.append(Problem(E, f"the server answered {what}", answer.evidence))
+            verdict.message = f"the server answered {what}" if answers else f"{what}: no reply, as required"
 
     def malformed_line(self) -> None:
         with self.step("robust.parse-error") as parse_error:
@@ -262,10 +272,11 @@ class Script:
                 verdict.problems.append(
                     Problem(E, f"the reply to id {request_id} answers a different request", reply.evidence)
                 )
-            got = len(replies)
-            verdict.message = f"{got} of {PIPELINED} pipelined requests answered" + (
-                f", {len(wrong)} paired wrongly" if wrong else ", each by its id"
-            )
+            verdict.message = f"{len(replies)} of {PIPELINED} pipelined requests answered"
+            if wrong:
+                verdict.message += f", {len(wrong)} with the reply to another request"
+            elif not missing:
+                verdict.message += ", each by its id"
             if not replies and self.d.stdout_closed.is_set():
                 self.stopped = "the server closed its stdout during pipeline.ten"
 
@@ -297,6 +308,8 @@ class Script:
                 )
             else:
                 verdict.message = f"the cancelled {method} got no reply, as asked; the server kept serving"
+            if answers:
+                verdict.message = "the server answered the cancel notification"
 
     def unknown_method(self, params: dict[str, Any] | None) -> None:
         with self.step("method.unknown") as verdict:

@@ -38,7 +38,8 @@ class LegacyScript(Script):
         method, params = self.sentinel()
         self.run_steps(
             [
-                (("initialize.initialized", "ping.answered"), self.initialized_then_ping),
+                (("initialize.initialized",), self.initialized),
+                (("ping.answered",), self.ping),
                 (LIST_CHECKS, lambda: check_lists(self, capabilities or {}, None)),
                 (("method.unknown",), lambda: self.unknown_method(None)),
                 (
@@ -118,31 +119,25 @@ class LegacyScript(Script):
             verdict.problems.append(Problem(W, verdict.message, evidence))
         self.stopped = "the server does not speak the legacy era (see initialize.result)"
 
-    def initialized_then_ping(self) -> None:
-        with self.step("initialize.initialized") as initialized:
-            self.d.expect_anonymous("initialize.initialized")
-            self.notify("notifications/initialized", None)
-            with self.step("ping.answered") as ping:
-                sent = self.request("ping", None)
-        answers = self.anonymous("initialize.initialized")
-        for answer in answers:
-            initialized.problems.append(
-                Problem(E, "the server answered notifications/initialized", answer.evidence)
-            )
-        initialized.message = (
-            "answered notifications/initialized" if answers else "took notifications/initialized silently"
-        )
-        if sent.reply is None:
-            self.no_reply(ping, sent, "ping")
-            self.stopped = "the server did not answer ping after notifications/initialized"
-        elif sent.error is not None:
-            ping.message = f"ping got error {sent.code!r}; the receiver MUST answer with an empty result"
-            ping.problems.append(Problem(E, ping.message, sent.reply.evidence))
-        elif sent.result != {}:
-            ping.message = "ping got a non-empty result; it MUST be empty, {}"
-            ping.problems.append(Problem(W, ping.message, sent.reply.evidence))
-        else:
-            ping.message = "ping got {}"
+    def initialized(self) -> None:
+        line = self.encode({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.unanswered_notification("initialize.initialized", line, "notifications/initialized")
+
+    def ping(self) -> None:
+        with self.step("ping.answered") as verdict:
+            sent = self.request("ping", None)
+            if sent.reply is None:
+                self.no_reply(verdict, sent, "ping")
+            elif sent.error is not None:
+                verdict.message = (
+                    f"ping got error {sent.code!r}; the receiver MUST answer with an empty result"
+                )
+                verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
+            elif sent.result != {}:
+                verdict.message = "ping got a non-empty result; it MUST be empty, {}"
+                verdict.problems.append(Problem(W, verdict.message, sent.reply.evidence))
+            else:
+                verdict.message = "ping got {}"
 
     def second_initialize(self) -> None:
         with self.step("initialize.second") as verdict:

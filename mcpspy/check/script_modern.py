@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.model import Severity
-from mcpspy.check.features import LIST_CHECKS, call_tools, check_lists
+from mcpspy.check.features import LIST_CHECKS, cache_text, call_tools, check_lists
 from mcpspy.check.model import Era, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
 from mcpspy.check.shapes import cache_problems, result_type_problems
@@ -113,10 +113,7 @@ class ModernScript(Script):
                 )
             verdict.problems += [Problem(sev, text, sent.reply.evidence) for sev, text in problems]
             declared = ", ".join(sorted(capabilities)) or "none"
-            verdict.message = (
-                f"supports {versions}; capabilities: {declared}; "
-                f"cached {result.get('ttlMs')!r} ms ({result.get('cacheScope')})"
-            )
+            verdict.message = f"supports {versions}; capabilities: {declared}{cache_text(result)}"
             return capabilities
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Any) -> None:

@@ -44,6 +44,14 @@ def _name(verdict: Verdict) -> str:
     return verdict.check_id + (f"[{visible_line(verdict.target)}]" if verdict.target else "")
 
 
+def _notes(verdict: Verdict) -> str:
+    """Info findings of a check that passed: legal, but worth a look."""
+    if verdict.status is not Status.PASS or not verdict.findings:
+        return ""
+    counts = Counter(f.id for f in verdict.findings)
+    return "  [info: " + ", ".join(f"{rule} ×{n}" if n > 1 else rule for rule, n in counts.items()) + "]"
+
+
 def _details(era_run: EraRun, verdict: Verdict) -> list[str]:
     pad = " " * 8
     out: list[str] = []
