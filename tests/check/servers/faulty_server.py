@@ -45,6 +45,7 @@ FAULTS = {
     "no-cache": "list results carry no ttlMs or cacheScope",
     "bad-schema": "its tool's inputSchema is not a usable JSON Schema",
     "no-server-info": "the initialize result has no serverInfo",
+    "call-no-content": "a tools/call result without content",
 }
 VERSION = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -146,6 +147,8 @@ class Server:
             self.answer(request_id, {})
         elif method == "tools/list":
             self.answer(request_id, {"tools": [BAD_TOOL if "bad-schema" in self.faults else TOOL]})
+        elif method == "tools/call":
+            self.call(request_id, params, {})
         else:
             self.unknown(request_id, method)
 
@@ -193,10 +196,25 @@ class Server:
         elif method == "tools/list":
             tools = {"tools": [BAD_TOOL if "bad-schema" in self.faults else TOOL]}
             self.answer(request_id, done | tools | ({} if "no-cache" in self.faults else CACHE))
+        elif method == "tools/call":
+            self.call(request_id, params, done)
         elif method == "ping" and "ping-modern" in self.faults:
             self.answer(request_id, {})
         else:
             self.unknown(request_id, method)
+
+    def call(self, request_id: Any, params: dict[str, Any], done: dict[str, Any]) -> None:
+        """The one tool, add; every call is logged on stderr, so a test can see whether it ran."""
+        print(f"faulty: tools/call {params.get('name')!r}", file=sys.stderr, flush=True)
+        if params.get("name") != "add":
+            self.fail(request_id, -32602, f"Unknown tool: {params.get('name')!r}")
+            return
+        arguments = params.get("arguments") or {}
+        total = arguments.get("a", 0) + arguments.get("b", 0)
+        if "call-no-content" in self.faults:
+            self.answer(request_id, done | {"sum": total})
+        else:
+            self.answer(request_id, done | {"content": [{"type": "text", "text": str(total)}]})
 
     def unknown(self, request_id: Any, method: Any) -> None:
         code = -32600 if "wrong-unknown-code" in self.faults else -32601
