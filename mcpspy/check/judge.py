@@ -131,6 +131,8 @@ def eof_verdicts(script: Script, lines: Lines) -> list[Verdict]:
     how = _exit_text(exited)
     if closed is None or (exited is not None and exited.seq < closed.seq):
         why = f"the server exited ({how}) before its stdin was closed"
+        if not script.eof_delivered:
+            why = f"the server stopped reading its stdin, so it never saw its end; mcpspy ended it ({how})"
         exit_v.status = quiet.status = Status.SKIP
         exit_v.message = quiet.message = why
         return [exit_v, quiet]

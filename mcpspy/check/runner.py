@@ -82,6 +82,7 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
         script.close()
         driver.wait_exit(grace + PROXY_SHUTDOWN)
     finally:
+        script.eof_delivered = driver.stdin_drained.is_set()
         driver.stop()
     try:
         capture, analyzer = analyze_capture(path)

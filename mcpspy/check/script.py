@@ -75,6 +75,7 @@ class Script:
         self.tools: list[Any] = []  # what tools/list gave, for --call
         self.sent_ids: list[Any] = []  # every request id sent: replies to them are owed, even after EOF
         self.eof_ordinal: int | None = None  # the first stdout line read after stdin was closed
+        self.eof_delivered = False  # everything sent was written and stdin closed (the server read it all)
         self._next_id = 0
 
     # --- what subclasses provide

@@ -14,7 +14,16 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 FAULTY = [sys.executable, str(HERE / "servers" / "faulty_server.py")]
 PY_SDK_SERVER = [sys.executable, str(REPO / "tests" / "clients" / "servers" / "py_server.py")]
-EVERYTHING = [str(REPO / ".ci" / "clients" / "node_modules" / ".bin" / "mcp-server-everything")]
+# Installed by .ci/clients/install.sh; a worktree may link tests/clients/node_modules to another's.
+NODE_MODULES = next(
+    (
+        d
+        for d in (REPO / ".ci" / "clients" / "node_modules", REPO / "tests" / "clients" / "node_modules")
+        if d.is_dir()
+    ),
+    REPO / ".ci" / "clients" / "node_modules",
+)
+EVERYTHING = [str(NODE_MODULES / ".bin" / "mcp-server-everything")]
 DEMO = [sys.executable, "-m", "mcpspy.demo.server"]
 SARIF_SCHEMA = HERE / "sarif-schema-2.1.0.json"
 

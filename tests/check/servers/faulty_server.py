@@ -34,6 +34,7 @@ FAULTS = {
     "dies-on-malformed": "exits on a line that is not JSON",
     "silent-on-malformed": "ignores a line that is not JSON",
     "line-limit": "stops on a line longer than 64 KiB, as a default Go bufio.Scanner does",
+    "stuck-at-long-line": "on a line longer than 64 KiB, stops reading stdin and hangs",
     "dies-on-odd-id": "crashes on a request whose id is not a string or integer",
     "drops-pipelined": "handles at most four lines of each chunk it reads, and drops the rest",
     "mispairs": "answers the requests of one chunk with each other's ids (paired by position)",
@@ -260,8 +261,11 @@ def main() -> int:
     while chunk := os.read(0, 1 << 16):
         lines = (held + chunk).split(b"\n")
         held = lines.pop()
-        if "line-limit" in server.faults and max(len(held), *(len(x) for x in lines)) > 65536:
+        longest = max([len(held), *(len(x) for x in lines)])
+        if "line-limit" in server.faults and longest > 65536:
             sys.exit("faulty: bufio.Scanner: token too long")
+        if "stuck-at-long-line" in server.faults and longest > 65536:
+            time.sleep(600)
         server.chunk(lines[:4] if "drops-pipelined" in server.faults else lines)
     if "bye-on-eof" in server.faults:
         os.write(1, b"bye\n")
