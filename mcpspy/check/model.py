@@ -11,10 +11,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.capture.records import Stream
-from mcpspy.report.summary import Summary
+
+if TYPE_CHECKING:  # the analysis is imported once the servers have been started
+    from mcpspy.report.summary import Summary
 
 
 class Status(enum.Enum):

@@ -18,12 +18,10 @@ from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.records import Event, LifecycleRecord
 from mcpspy.capture.sessions import ensure_private_dir, server_name, session_file_name
 from mcpspy.check.client import Driver
-from mcpspy.check.judge import judge
 from mcpspy.check.model import CheckRun, Era, EraRun
 from mcpspy.check.script import Options, Script
 from mcpspy.check.script_legacy import LegacyScript
 from mcpspy.check.script_modern import ModernScript
-from mcpspy.replay_policy import analyze_capture
 
 SCRIPTS: dict[Era, type[Script]] = {Era.MODERN: ModernScript, Era.LEGACY: LegacyScript}
 EXIT_GRACE_FACTOR = 2  # step timeouts a server may take to exit once its stdin closes
@@ -84,6 +82,9 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
     finally:
         script.eof_delivered = driver.stdin_drained.is_set()
         driver.stop()
+    from mcpspy.check.judge import judge  # imported while the servers start, not before
+    from mcpspy.replay_policy import analyze_capture
+
     try:
         capture, analyzer = analyze_capture(path)
     except (OSError, CaptureFormatError) as exc:
