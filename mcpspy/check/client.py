@@ -19,7 +19,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,6 +136,10 @@ class Driver:
         self._lines_read = 0
         self._replies: dict[bytes, Received] = {}
         self._owner: str | None = None
+        self._send_lock = threading.Lock()
+        #: How the client answers a request the server sends (legacy servers may ping, or ask for roots);
+        #: None: it does not answer (a 2026-07-28 client writes no responses).
+        self.answer_server_request: Callable[[dict[str, Any]], bytes] | None = None
         self._cond = threading.Condition()
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._stderr = bytearray()
@@ -151,9 +155,10 @@ class Driver:
 
     def send(self, lines: Sequence[bytes]) -> list[Evidence]:
         """Queue lines to go out in one write (pipelined); each is framed with a newline."""
-        evidence = [Evidence(Stream.C2S, self._sent_lines + i) for i in range(len(lines))]
-        self._sent_lines += len(lines)
-        self._outbox.put(b"".join(line + b"\n" for line in lines))
+        with self._send_lock:  # the reader thread sends too: answers to the server's own requests
+            evidence = [Evidence(Stream.C2S, self._sent_lines + i) for i in range(len(lines))]
+            self._sent_lines += len(lines)
+            self._outbox.put(b"".join(line + b"\n" for line in lines))
         return evidence
 
     def expect_anonymous(self, owner: str) -> None:
@@ -268,6 +273,10 @@ class Driver:
                     self._replies.setdefault(id_key(payload.get("id")), message)
                 self.received.append(message)
             self._cond.notify_all()
+        answer = self.answer_server_request
+        for _, payload, _ in items:
+            if answer is not None and isinstance(payload, dict) and "method" in payload and "id" in payload:
+                self.send([answer(payload)])
 
     def _drain_stderr(self) -> None:
         stderr = self.proc.stderr

@@ -22,8 +22,8 @@ from mcpspy.check.script import Script
 from mcpspy.report.summary import build_summary
 
 E, W = Severity.ERROR, Severity.WARNING
-#: Findings about a client request that are the server's doing.
-SERVER_SIDE_ON_C2S = frozenset({"pairing.unanswered", "pairing.slow"})
+#: Findings about a request that are its receiver's doing: the server's when the request is the client's.
+UNANSWERED = frozenset({"pairing.unanswered", "pairing.slow"})
 ROUTED_BY_RULE = {"lifecycle.no-exit-on-eof": "eof.exit"}
 
 
@@ -80,7 +80,10 @@ def judge(script: Script, path: Path, capture: Capture, analyzer: Analyzer) -> E
 
 
 def server_side(finding: Finding) -> bool:
-    return finding.stream is not Stream.C2S or finding.id in SERVER_SIDE_ON_C2S
+    """About what the server wrote, or about a request of the check's that it left unanswered."""
+    if finding.stream is Stream.C2S:
+        return finding.id in UNANSWERED
+    return finding.id not in UNANSWERED  # a server's request the check's client did not answer
 
 
 def route(

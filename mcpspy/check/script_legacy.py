@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.model import Severity
+from mcpspy.check.client import Driver
 from mcpspy.check.features import LIST_CHECKS, call_tools, check_lists
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
-from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
+from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Options, Script
 
 E, W = Severity.ERROR, Severity.WARNING
 ASKED = "2025-11-25"
@@ -26,8 +29,22 @@ def initialize_params() -> dict[str, Any]:
     return {"protocolVersion": ASKED, "capabilities": {}, "clientInfo": CLIENT_INFO}
 
 
+def answer_server_request(request: dict[str, Any]) -> bytes:
+    """A legacy client answers the server's requests: ping with {}, the rest it does not offer."""
+    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
+    if request.get("method") == "ping":
+        reply["result"] = {}
+    else:
+        reply["error"] = {"code": -32601, "message": f"the check's client offers no {request.get('method')}"}
+    return orjson.dumps(reply)
+
+
 class LegacyScript(Script):
     era = Era.LEGACY
+
+    def __init__(self, driver: Driver, options: Options) -> None:
+        super().__init__(driver, options)
+        driver.answer_server_request = answer_server_request
 
     def sentinel(self) -> tuple[str, dict[str, Any]]:
         return "ping", {}

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from mcpspy.analysis.model import Finding
 from mcpspy.check.catalogue import CHECKS
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.terminal import visible_bytes, visible_line
 
 QUOTE = 120  # characters of a quoted line
-SHOWN = 3  # problems and findings shown per check
+SHOWN = 3  # problems, and kinds of finding, shown per check
+PAD = " " * 8
 LABEL = {Status.PASS: "pass", Status.WARN: "warn", Status.FAIL: "FAIL", Status.SKIP: "skip"}
 ARROW = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}
 
@@ -53,38 +55,40 @@ def _notes(verdict: Verdict) -> str:
 
 
 def _details(era_run: EraRun, verdict: Verdict) -> list[str]:
-    pad = " " * 8
+    """What went wrong (each problem, and each kind of finding, with its line), then the fix."""
     out: list[str] = []
     quoted: set[int] = set()
-    problems = [p for p in verdict.problems if p.sentence != verdict.message or p.evidence is not None]
-    for problem in problems[:SHOWN]:
-        if problem.sentence != verdict.message:
-            out.append(f"{pad}{problem.severity.label}: {visible_line(problem.sentence)}")
-        out += _quote(era_run, problem.seq, quoted, pad)
-    if len(problems) > SHOWN:
-        out.append(f"{pad}… and {len(problems) - SHOWN} more")
-    spec = CHECKS[verdict.check_id]
-    if verdict.problems:
-        out.append(f"{pad}fix: {spec.fix}")
-        if spec.conformance:
-            out.append(f"{pad}conformance suite: {', '.join(spec.conformance)}")
-    for finding in verdict.findings[:SHOWN]:
-        if finding.severity.label == "info":
-            continue
+    for problem in verdict.problems[:SHOWN]:
+        if problem.sentence != verdict.message:  # the first one is often the message itself
+            out.append(f"{PAD}{problem.severity.label}: {visible_line(problem.sentence)}")
+        out += _quote(era_run, problem.seq, quoted)
+    if len(verdict.problems) > SHOWN:
+        out.append(f"{PAD}… and {len(verdict.problems) - SHOWN} more")
+    by_rule: dict[str, list[Finding]] = {}
+    for finding in sorted(verdict.findings, key=lambda f: -f.severity):
+        by_rule.setdefault(finding.id, []).append(finding)
+    for rule_id, group in list(by_rule.items())[:SHOWN]:
+        first = group[0]
+        times = f" ×{len(group)}" if len(group) > 1 else ""
         out.append(
-            f"{pad}finding {finding.id} ({finding.severity.label}): {visible_line(finding.message)}"
-            f"  — see `mcpspy rules {finding.id}`"
+            f"{PAD}finding {rule_id} ({first.severity.label}){times}: {visible_line(first.message)}"
+            f" (see `mcpspy rules {rule_id}`)"
         )
-        out += _quote(era_run, finding.seq, quoted, pad)
-    if len(verdict.findings) > SHOWN:
-        out.append(f"{pad}… and {len(verdict.findings) - SHOWN} more findings")
+        out += _quote(era_run, first.seq, quoted)
+    if len(by_rule) > SHOWN:
+        out.append(f"{PAD}… and {len(by_rule) - SHOWN} more kinds of finding")
+    spec = CHECKS[verdict.check_id]
+    out.append(f"{PAD}fix: {spec.fix}")
+    if spec.conformance:
+        out.append(f"{PAD}conformance suite: {', '.join(spec.conformance)}")
     return out
 
 
-def _quote(era_run: EraRun, seq: int | None, quoted: set[int], pad: str) -> list[str]:
+def _quote(era_run: EraRun, seq: int | None, quoted: set[int]) -> list[str]:
+    """The line a problem or finding is about, quoted once, made safe for a terminal."""
     if seq is None or seq in quoted or seq not in era_run.raw_of:
         return []
     quoted.add(seq)
     line = era_run.line_of.get(seq, "?")
     stream = era_run.stream_of.get(seq, "")
-    return [f"{pad}  line {line} ({ARROW.get(stream, stream)}): {visible_bytes(era_run.raw_of[seq], QUOTE)}"]
+    return [f"{PAD}  line {line} ({ARROW.get(stream, stream)}): {visible_bytes(era_run.raw_of[seq], QUOTE)}"]

@@ -83,6 +83,15 @@ def test_tools_are_called_only_when_asked(tmp_path: Path) -> None:
     assert call["target"] == "add" and call["status"] == "pass"
 
 
+def test_the_legacy_client_answers_the_servers_ping(tmp_path: Path) -> None:
+    result = run_check(tmp_path, faulty("pings-client"), "--era", "legacy", "--timeout", "2")
+    assert result.returncode == 0 and result.not_passed() == {}
+    records = read_capture(result.report["capture"][L]).records
+    sent = [r.data for r in records if isinstance(r, LineRecord) and r.stream is Stream.C2S]
+    answers = [json.loads(line) for line in sent if line.startswith(b'{"jsonrpc":"2.0","id":"srv-1"')]
+    assert {"jsonrpc": "2.0", "id": "srv-1", "result": {}} in answers
+
+
 def test_each_era_is_an_ordinary_session_that_report_and_sessions_open(tmp_path: Path) -> None:
     result = run_check(tmp_path, faulty(), "--timeout", "2")
     listed = subprocess.run(

@@ -47,6 +47,7 @@ FAULTS = {
     "bad-schema": "its tool's inputSchema is not a usable JSON Schema",
     "no-server-info": "the initialize result has no serverInfo",
     "call-no-content": "a tools/call result without content",
+    "pings-client": "(legal) pings the client after notifications/initialized, in the legacy era",
 }
 VERSION = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -115,6 +116,11 @@ class Server:
         if "id" not in message:
             if "answers-notifications" in self.faults:
                 self.fail(None, -32601, f"Method not found: {method}")
+            if method == "notifications/initialized" and "pings-client" in self.faults:
+                self.send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+            return
+        if "method" not in message:  # the client's answer to our ping
+            print(f"faulty: the client answered {message.get('id')!r}", file=sys.stderr, flush=True)
             return
         request_id = message["id"]
         if type(request_id) not in (str, int):
