@@ -133,19 +133,16 @@ def test_sarif_of_a_check_validates_and_points_at_capture_lines(home: Path, as_j
     } <= results
     assert ("robust.parse-error", "warning") in {(r["ruleId"], r["level"]) for r in legacy["results"]}
     assert {rule for rule, _ in results} <= rules
+    capture_lines = {}
     for run in document["runs"]:
         capture = Path(run["artifacts"][0]["location"]["uri"].removeprefix("file://"))
-        lines = capture.read_text().splitlines()
+        lines = capture_lines[run["automationDetails"]["id"]] = capture.read_text().splitlines()
         for sarif_result in run["results"]:
             region = sarif_result["locations"][0]["physicalLocation"]["region"]
             assert 2 <= region["startLine"] <= len(lines)  # line 1 is the capture's header
     banner = next(r for r in modern["results"] if r["ruleId"] == "stdout.not-json")
     line = banner["locations"][0]["physicalLocation"]["region"]["startLine"]
-    assert "pwned" in json.loads(lines_of(as_json, "modern")[line - 1])["text"]
-
-
-def lines_of(report: dict[str, Any], era: str) -> list[str]:
-    return Path(report["capture"][era]).read_text().splitlines()
+    assert "pwned" in json.loads(capture_lines["mcpspy-check/modern/"][line - 1])["text"]
 
 
 def test_sarif_and_junit_of_a_recorded_session(as_json: dict[str, Any]) -> None:
