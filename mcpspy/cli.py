@@ -56,7 +56,9 @@ def subcommands() -> dict[str, Subcommand]:
             config.add_unwrap_arguments,
             config.run_unwrap,
         ),
-        "check": Subcommand("test a server with a scripted client in both eras, for CI", check.add_arguments, check.run),
+        "check": Subcommand(
+            "test a server with a scripted client in both eras, for CI", check.add_arguments, check.run
+        ),
     }
 
 

@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
+from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
+
 if TYPE_CHECKING:
     from mcpspy.check.model import CheckRun
 
-EXIT_FAILED = 1
-EXIT_CANNOT_RUN = 2
 PROG = "mcpspy check"
 
 
@@ -59,11 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds to wait for each reply, and for the exit after stdin closes (default: 3); "
         "the first reply and tool calls get ten times as long, the exit twice",
     )
-    parser.add_argument(
-        "--home",
-        metavar="DIR",
-        help="where the captures go (default: the sessions directory, as for the proxy)",
-    )
+    add_home_option(parser)  # where each era's capture goes
     parser.add_argument(
         "--call",
         action="append",
@@ -128,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         eras_text = " or ".join(era.era.value for era in result.eras)
         return _fail(f"the server never answered a request ({eras_text}); see the report and its captures")
     threshold = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}[args.fail_on]
-    return EXIT_FAILED if result.failed(threshold) else 0
+    return EXIT_FINDINGS if result.failed(threshold) else 0
 
 
 def _renderer(module: str, name: str) -> Callable[[], Callable[[CheckRun], str]]:
@@ -160,5 +158,5 @@ def _emit(text: str, out: str | None) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
-    return EXIT_CANNOT_RUN
+    print(f"{PROG}: {visible_line(message)}", file=sys.stderr)
+    return EXIT_UNREADABLE
