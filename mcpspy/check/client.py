@@ -31,6 +31,7 @@ from mcpspy.check.model import Evidence
 READ_SIZE = 1 << 16
 STDERR_KEPT = 8192  # bytes of the proxy's stderr kept to explain a failure
 MULTILINE_MAX = 500  # lines a pretty-printed message may span before they count as stray text
+MAX_ANSWERS = 100  # requests of the server's own that the client answers, at most
 
 
 def id_key(value: Any) -> bytes:
@@ -140,6 +141,7 @@ class Driver:
         #: How the client answers a request the server sends (legacy servers may ping, or ask for roots);
         #: None: it does not answer (a 2026-07-28 client writes no responses).
         self.answer_server_request: Callable[[dict[str, Any]], bytes] | None = None
+        self._answers_left = MAX_ANSWERS
         self._cond = threading.Condition()
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._stderr = bytearray()
@@ -275,7 +277,10 @@ class Driver:
             self._cond.notify_all()
         answer = self.answer_server_request
         for _, payload, _ in items:
-            if answer is not None and isinstance(payload, dict) and "method" in payload and "id" in payload:
+            if answer is None or not (isinstance(payload, dict) and "method" in payload and "id" in payload):
+                continue
+            if self._answers_left > 0:  # bounded: a server that takes each answer for a request would loop
+                self._answers_left -= 1
                 self.send([answer(payload)])
 
     def _drain_stderr(self) -> None:
