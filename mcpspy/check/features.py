@@ -12,7 +12,7 @@ from typing import Any
 from mcpspy.analysis.model import Severity
 from mcpspy.check.model import Problem
 from mcpspy.check.script import STARTUP_FACTOR, Script, Sent
-from mcpspy.check.shapes import CAPABILITY, LISTS, call_problems, names, page_problems
+from mcpspy.check.shapes import CAPABILITY, LISTS, call_problems, names, page_problems, shown
 
 MAX_PAGES = 5
 LIST_CHECKS = tuple(f"list.{kind}" for kind in LISTS)
@@ -52,7 +52,7 @@ def _list(
                 return items
             if sent.error is not None:
                 verdict.message = (
-                    f"the server declared {CAPABILITY[kind]} but {method} got error {sent.code!r}"
+                    f"the server declared {CAPABILITY[kind]} but {method} got error {shown(sent.code)}"
                 )
                 verdict.problems.append(Problem(Severity.ERROR, verdict.message, sent.reply.evidence))
                 return items
@@ -82,7 +82,7 @@ def _list(
 def cache_text(result: dict[str, Any]) -> str:
     if "ttlMs" not in result and "cacheScope" not in result:
         return "; no cache hints"
-    return f"; cached {result.get('ttlMs')!r} ms ({result.get('cacheScope')})"
+    return f"; cached {shown(result.get('ttlMs'))} ms ({shown(result.get('cacheScope'))})"
 
 
 def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) -> None:
@@ -107,7 +107,7 @@ def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) ->
                 continue
             if sent.error is not None:
                 message = sent.error.get("message")
-                verdict.message = f"tools/call {name!r} got error {sent.code!r}: {message!r}"
+                verdict.message = f"tools/call {name!r} got error {shown(sent.code)}: {shown(message)}"
                 verdict.problems.append(Problem(Severity.WARNING, verdict.message, sent.reply.evidence))
                 continue
             problems = call_problems(sent.result, meta is not None)

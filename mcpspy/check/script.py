@@ -20,6 +20,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.records import Stream
 from mcpspy.check.client import Driver, Received
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
+from mcpspy.check.shapes import shown
 
 E, W = Severity.ERROR, Severity.WARNING
 CLIENT_INFO = {"name": "mcpspy-check", "version": __version__}
@@ -209,7 +210,7 @@ class Script:
         if -32700 in codes:
             parse_error.message = "'hello server' got -32700 with a null id"
         elif answers:
-            parse_error.message = f"'hello server' got error {codes[0]!r}, not -32700"
+            parse_error.message = f"'hello server' got error {shown(codes[0])}, not -32700"
             parse_error.problems.append(Problem(W, parse_error.message, answers[0].evidence))
         else:
             parse_error.message = "'hello server' got no reply; JSON-RPC 2.0 answers it with -32700"
@@ -244,7 +245,7 @@ class Script:
                 self.excused |= {("jsonrpc.id-type", echo.evidence), ("pairing.unknown-id", echo.evidence)}
             elif answers:
                 verdict.message = (
-                    f"answered with error {answers[0].error_code!r} and a null id, then kept serving"
+                    f"answered with error {shown(answers[0].error_code)} and a null id, then kept serving"
                 )
             else:
                 verdict.message = "ignored the request with an object id and kept serving"
@@ -320,7 +321,9 @@ class Script:
             elif sent.code == -32601:
                 verdict.message = f"{UNKNOWN_METHOD} got -32601"
             elif sent.error is not None:
-                verdict.message = f"{UNKNOWN_METHOD} got error {sent.code!r}, not -32601 (Method not found)"
+                verdict.message = (
+                    f"{UNKNOWN_METHOD} got error {shown(sent.code)}, not -32601 (Method not found)"
+                )
                 verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
             else:
                 verdict.message = f"{UNKNOWN_METHOD} got a result; an unknown method gets -32601"

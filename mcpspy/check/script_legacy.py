@@ -18,6 +18,7 @@ from mcpspy.check.client import Driver
 from mcpspy.check.features import LIST_CHECKS, call_tools, check_lists
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Options, Script
+from mcpspy.check.shapes import shown, shown_text
 
 E, W = Severity.ERROR, Severity.WARNING
 ASKED = "2025-11-25"
@@ -86,7 +87,7 @@ class LegacyScript(Script):
                 )
                 return None
             if sent.error is not None:
-                said = f"initialize got error {sent.code!r} ({sent.error.get('message')!r})"
+                said = f"initialize got error {shown(sent.code)} ({shown(sent.error.get('message'))})"
                 named = MODERN_VERSION.search(str(sent.error)) is not None
                 self._not_spoken(verdict, said, sent.reply.evidence, named)
                 return None
@@ -99,7 +100,7 @@ class LegacyScript(Script):
                 verdict.problems.append(
                     Problem(
                         E,
-                        f"initialize chose protocolVersion {version!r}, no revision with initialize",
+                        f"initialize chose protocolVersion {shown(version)}, no revision with initialize",
                         evidence,
                     )
                 )
@@ -116,7 +117,7 @@ class LegacyScript(Script):
                 )
             chose = "as asked" if version == ASKED else f"(asked for {ASKED})"
             declared = ", ".join(sorted(capabilities)) or "none"
-            verdict.message = f"protocol {version!r} {chose}; capabilities: {declared}"
+            verdict.message = f"protocol {shown(version)} {chose}; capabilities: {shown_text(declared)}"
             return capabilities
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Evidence, named: bool) -> None:
@@ -147,7 +148,7 @@ class LegacyScript(Script):
                 self.no_reply(verdict, sent, "ping")
             elif sent.error is not None:
                 verdict.message = (
-                    f"ping got error {sent.code!r}; the receiver MUST answer with an empty result"
+                    f"ping got error {shown(sent.code)}; the receiver MUST answer with an empty result"
                 )
                 verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
             elif sent.result != {}:
@@ -163,7 +164,7 @@ class LegacyScript(Script):
                 verdict.message = "a second initialize got no reply"
                 verdict.problems.append(Problem(W, verdict.message, sent.evidence))
             else:
-                what = f"error {sent.code!r}" if sent.error is not None else "a result"
+                what = f"error {shown(sent.code)}" if sent.error is not None else "a result"
                 verdict.message = f"a second initialize got {what}"
             if self.serving(verdict, "a second initialize"):
                 verdict.message += "; the server kept serving"

@@ -13,7 +13,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.check.features import LIST_CHECKS, cache_text, call_tools, check_lists
 from mcpspy.check.model import Era, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
-from mcpspy.check.shapes import cache_problems, result_type_problems
+from mcpspy.check.shapes import cache_problems, result_type_problems, shown, shown_text
 
 E, W = Severity.ERROR, Severity.WARNING
 VERSION = "2026-07-28"
@@ -85,7 +85,7 @@ class ModernScript(Script):
                 self._not_spoken(verdict, f"server/discover got no reply in {waited:g}s", sent.evidence)
                 return None
             if sent.error is not None:
-                said = f"server/discover got error {sent.code!r} ({sent.error.get('message')!r})"
+                said = f"server/discover got error {shown(sent.code)} ({shown(sent.error.get('message'))})"
                 self._not_spoken(verdict, said, sent.reply.evidence)
                 return None
             result = sent.result
@@ -99,9 +99,11 @@ class ModernScript(Script):
             )
             versions = result.get("supportedVersions")
             if not (isinstance(versions, list) and versions and all(isinstance(v, str) for v in versions)):
-                problems.append((E, f"supportedVersions is {versions!r}, not a list of version strings"))
+                problems.append((E, f"supportedVersions is {shown(versions)}, not a list of version strings"))
             elif VERSION not in versions:
-                problems.append((W, f"the server answered a {VERSION} request but lists only {versions}"))
+                problems.append(
+                    (W, f"the server answered a {VERSION} request but lists only {shown(versions)}")
+                )
             capabilities = result.get("capabilities")
             if not isinstance(capabilities, dict):
                 problems.append((E, "the server/discover result has no capabilities object"))
@@ -113,7 +115,9 @@ class ModernScript(Script):
                 )
             verdict.problems += [Problem(sev, text, sent.reply.evidence) for sev, text in problems]
             declared = ", ".join(sorted(capabilities)) or "none"
-            verdict.message = f"supports {versions}; capabilities: {declared}{cache_text(result)}"
+            verdict.message = (
+                f"supports {shown(versions)}; capabilities: {shown_text(declared)}{cache_text(result)}"
+            )
             return capabilities
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Any) -> None:
@@ -136,7 +140,7 @@ class ModernScript(Script):
                 self.no_reply(verdict, sent, "server/discover without clientInfo")
             elif sent.error is not None:
                 verdict.message = (
-                    f"server/discover without clientInfo got error {sent.code!r}; clientInfo is optional"
+                    f"server/discover without clientInfo got error {shown(sent.code)}; clientInfo is optional"
                 )
                 verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
             else:
@@ -160,7 +164,7 @@ class ModernScript(Script):
                 verdict.message = f"{what} was rejected with {code}"
             elif sent.error is not None:
                 verdict.message = (
-                    f"{what} was rejected with {sent.code!r}; the spec names {code} (Invalid params)"
+                    f"{what} was rejected with {shown(sent.code)}; the spec names {code} (Invalid params)"
                 )
                 verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
             else:
@@ -180,7 +184,9 @@ class ModernScript(Script):
                 verdict.problems.append(Problem(E, verdict.message, evidence))
                 return
             if sent.code != -32022:
-                verdict.message = f"{what} got error {sent.code!r}, not -32022 (UnsupportedProtocolVersion)"
+                verdict.message = (
+                    f"{what} got error {shown(sent.code)}, not -32022 (UnsupportedProtocolVersion)"
+                )
                 verdict.problems.append(Problem(E, verdict.message, evidence))
                 return
             data = sent.error.get("data")
@@ -198,7 +204,7 @@ class ModernScript(Script):
                 verdict.problems.append(
                     Problem(W, f"-32022 names {requested!r} as requested, not {UNSUPPORTED}", evidence)
                 )
-            verdict.message = f"{what} got -32022 (supported: {supported!r})"
+            verdict.message = f"{what} got -32022 (supported: {shown(supported)})"
 
     def ping_removed(self) -> None:
         with self.step("ping.removed") as verdict:
@@ -209,6 +215,6 @@ class ModernScript(Script):
             elif sent.code == -32601:
                 verdict.message = "ping got -32601: removed in 2026-07-28"
             else:
-                got = f"error {sent.code!r}" if sent.error is not None else "a result"
+                got = f"error {shown(sent.code)}" if sent.error is not None else "a result"
                 verdict.message = f"ping got {got}; ping was removed in 2026-07-28 (expected -32601)"
                 verdict.problems.append(Problem(W, verdict.message, sent.reply.evidence))

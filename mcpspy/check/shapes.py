@@ -30,6 +30,16 @@ CAPABILITY = {
     "resource-templates": "resources",
 }
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+SHOWN = 60  # characters of a server's value quoted in a sentence
+
+
+def shown(value: Any) -> str:
+    """A server's value in a sentence: its repr, cut short (a 10,000-character name stays readable)."""
+    return shown_text(repr(value))
+
+
+def shown_text(text: str) -> str:
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
 def cache_problems(result: dict[str, Any], what: str) -> Problems:
@@ -39,11 +49,11 @@ def cache_problems(result: dict[str, Any], what: str) -> Problems:
     if "ttlMs" not in result:
         problems.append((E, f"the {what} result has no ttlMs"))
     elif not (type(ttl) is int and ttl >= 0):
-        problems.append((E, f"the {what} result's ttlMs is {ttl!r}, not an integer >= 0"))
+        problems.append((E, f"the {what} result's ttlMs is {shown(ttl)}, not an integer >= 0"))
     if "cacheScope" not in result:
         problems.append((E, f"the {what} result has no cacheScope"))
     elif scope not in ("public", "private"):
-        problems.append((E, f"the {what} result's cacheScope is {scope!r}, not public or private"))
+        problems.append((E, f"the {what} result's cacheScope is {shown(scope)}, not public or private"))
     return problems
 
 
@@ -51,7 +61,7 @@ def result_type_problems(result: dict[str, Any], what: str) -> Problems:
     if "resultType" not in result:
         return [(E, f"the {what} result has no resultType")]
     if result["resultType"] != "complete":
-        return [(W, f"the {what} result's resultType is {result['resultType']!r}, expected 'complete'")]
+        return [(W, f"the {what} result's resultType is {shown(result['resultType'])}, expected 'complete'")]
     return []
 
 
@@ -87,7 +97,9 @@ def tool_schema_problems(tool: dict[str, Any], label: str) -> Problems:
             problems.append((E, f"{label}'s inputSchema is not an object"))
         else:
             if schema.get("type") != "object":
-                problems.append((E, f'{label}\'s inputSchema has type {schema.get("type")!r}, not "object"'))
+                problems.append(
+                    (E, f'{label}\'s inputSchema has type {shown(schema.get("type"))}, not "object"')
+                )
             problems += schema_problems(schema, f"{label}'s inputSchema")
     if "outputSchema" in tool:
         output = tool["outputSchema"]
@@ -104,7 +116,7 @@ def schema_problems(schema: dict[str, Any], where: str, depth: int = 0) -> Probl
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     if "type" in schema and not all(isinstance(k, str) and k in JSON_TYPES for k in kinds):
-        problems.append((E, f"{where} has type {kind!r}, which is no JSON Schema type"))
+        problems.append((E, f"{where} has type {shown(kind)}, which is no JSON Schema type"))
     properties = schema.get("properties")
     if "properties" in schema and not isinstance(properties, dict):
         problems.append((E, f"{where}'s properties is not an object"))
@@ -138,11 +150,13 @@ def call_problems(result: Any, modern: bool) -> Problems:
 
 
 def names(items: list[Any], limit: int = 5) -> str:
-    shown = [str(i.get("name") or i.get("uri") or "?") for i in items[:limit] if isinstance(i, dict)]
+    listed = [
+        shown_text(str(i.get("name") or i.get("uri") or "?")) for i in items[:limit] if isinstance(i, dict)
+    ]
     more = f", +{len(items) - limit}" if len(items) > limit else ""
-    return ", ".join(shown) + more
+    return ", ".join(listed) + more
 
 
 def _label(item: Any, index: int) -> str:
     name = item.get("name") if isinstance(item, dict) else None
-    return f"item {index} ({name!r})" if isinstance(name, str) else f"item {index}"
+    return f"item {index} ({shown(name)})" if isinstance(name, str) else f"item {index}"
