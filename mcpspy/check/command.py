@@ -58,8 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_seconds,
         default=3.0,
         metavar="S",
-        help="seconds to wait for each reply, and for the exit after stdin closes (default: 3); "
-        "the first reply and tool calls get ten times as long, the exit twice",
+        help="seconds to wait for each reply (default: 3); the first reply and tool calls may take "
+        "ten times as long, the exit after stdin closes twice as long",
     )
     add_home_option(parser)  # where each era's capture goes
     parser.add_argument(
