@@ -48,6 +48,7 @@ def run_check(plan: Plan) -> CheckRun:
     started = datetime.now(UTC)
     with ThreadPoolExecutor(max_workers=len(plan.eras), thread_name_prefix="check-era") as pool:
         futures = [pool.submit(run_era, plan, era, started) for era in plan.eras]
+        _import_the_analysis()  # while the servers start: the judging needs it only once they are done
         runs = [f.result() for f in futures]
     for run in runs:
         if run.start_error is not None:
@@ -101,3 +102,8 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
         ):
             run.start_error = str(record.details["error"])
     return run
+
+
+def _import_the_analysis() -> None:
+    import mcpspy.check.judge
+    import mcpspy.replay_policy  # noqa: F401
