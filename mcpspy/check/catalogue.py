@@ -31,6 +31,10 @@ class CheckSpec:
     conformance: tuple[str, ...] = ()
 
 
+#: The suite's checks on the values of caching hints, wherever they appear.
+CACHE_VALUES = ("sep-2549-ttl-non-negative", "sep-2549-cache-scope-valid")
+
+
 def _list(kind: str, method: str, field: str, suite: tuple[str, ...]) -> CheckSpec:
     return CheckSpec(
         f"list.{kind}",
@@ -38,7 +42,7 @@ def _list(kind: str, method: str, field: str, suite: tuple[str, ...]) -> CheckSp
         BOTH,
         f"schema/<rev> List*Result; {CACHING}",
         f"Answer {method} with a {field} array (and, in 2026-07-28, resultType, ttlMs and cacheScope).",
-        suite,
+        (*suite, *CACHE_VALUES),
     )
 
 
@@ -50,7 +54,11 @@ _ROWS = [
         "2026-07-28/server/discover.mdx; schema/2026-07-28 DiscoverResult",
         "Implement server/discover and answer it with resultType, supportedVersions, capabilities, "
         "ttlMs and cacheScope (serverInfo in the result's _meta).",
-        ("sep-2575-server-implements-discover", "sep-2575-server-identifies-in-result-meta"),
+        (
+            "sep-2575-server-implements-discover",
+            "sep-2575-server-identifies-in-result-meta",
+            *CACHE_VALUES,
+        ),
     ),
     CheckSpec(
         "meta.client-info-optional",

@@ -57,6 +57,7 @@ def test_json_lists_every_check_with_its_spec_and_the_report_findings(as_json: d
     for check in as_json["checks"]:
         assert check["id"] in CHECKS
         assert check["spec"] == CHECKS[check["id"]].source
+        assert check["era"] in {era.value for era in CHECKS[check["id"]].eras}
         assert check["status"] in ("pass", "warn", "fail", "skip")
         assert check["message"]
     meta = next(c for c in as_json["checks"] if c["id"] == "meta.missing")
