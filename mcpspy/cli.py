@@ -32,6 +32,7 @@ class Subcommand:
 
 def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
+    from mcpspy.check import command as check
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
     from mcpspy.drift import command as drift
@@ -72,12 +73,28 @@ def subcommands() -> dict[str, Subcommand]:
             drift.add_arguments,
             drift.run,
         ),
+        "check": Subcommand(
+            "test a server with a scripted client in both eras, for CI", check.add_arguments, check.run
+        ),
     }
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
 COMMAND_NAMES = frozenset(
-    {"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap", "mock", "replay", "diff"}
+    {
+        "watch",
+        "view",
+        "sessions",
+        "report",
+        "rules",
+        "demo",
+        "wrap",
+        "unwrap",
+        "mock",
+        "replay",
+        "diff",
+        "check",
+    }
 )
 
 DESCRIPTION = """\
@@ -100,6 +117,7 @@ commands:
   mock CAPTURE            a server that answers as the recorded one did
   replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
   diff A B                tools, prompts, resources, capabilities: what drifted
+  check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
 
 Run `mcpspy COMMAND --help` for a command's options.
 """

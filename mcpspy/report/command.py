@@ -32,6 +32,8 @@ FORMATS: dict[str, str] = {
     "text": "mcpspy.report.text:render_text",
     "json": "mcpspy.report.json_:render_json",
     "markdown": "mcpspy.report.markdown:render_markdown",
+    "junit": "mcpspy.export.junit:render_junit",
+    "sarif": "mcpspy.export.sarif:render_sarif",
 }
 
 

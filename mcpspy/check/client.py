@@ -1,0 +1,297 @@
+"""The scripted client's pipes: the proxy as a child process, driven by three threads.
+
+A writer thread sends what the script queues (a write that blocks, because the
+server stopped reading, blocks only that thread); a reader thread splits the
+proxy's stdout into lines and messages as they come; a third drains stderr.
+Every wait has a deadline, so a silent or stuck server costs a timeout, never
+a hang.
+
+Lines are counted per stream: the n-th line sent is the n-th c2s line record
+of the capture, and the n-th line read the n-th s2c one, because the proxy
+records exactly what it forwards.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mcpspy.capture.records import Stream
+from mcpspy.check.model import Evidence
+
+READ_SIZE = 1 << 16
+STDERR_KEPT = 8192  # bytes of the proxy's stderr kept to explain a failure
+MULTILINE_MAX = 500  # lines a pretty-printed message may span before they count as stray text
+MAX_ANSWERS = 100  # requests of the server's own that the client answers, at most
+
+
+def id_key(value: Any) -> bytes:
+    """Ids as dict keys: any JSON value, so that an echoed object id can be found too."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A message (or a line that is none) the server wrote, at the line it started on."""
+
+    evidence: Evidence
+    t: float
+    payload: Any  # the parsed JSON value; None when the line is not JSON
+    raw: bytes
+    owner: str | None = None  # for a reply without an id: the probe that may have caused it
+
+    @property
+    def is_reply(self) -> bool:
+        p = self.payload
+        return isinstance(p, dict) and ("result" in p or "error" in p) and "method" not in p
+
+    @property
+    def anonymous(self) -> bool:
+        """A reply with no id, or a null one: it cannot be paired with a request."""
+        return self.is_reply and self.payload.get("id") is None
+
+    @property
+    def error_code(self) -> Any:
+        error = self.payload.get("error") if isinstance(self.payload, dict) else None
+        return error.get("code") if isinstance(error, dict) else None
+
+
+class LineAssembler:
+    """Lines into messages, leniently: a glued prefix or a pretty-printed message is still read.
+
+    The script needs the replies to go on; the passive analysis says what was wrong
+    with how they were framed.
+    """
+
+    def __init__(self) -> None:
+        self._group: list[bytes] = []
+        self._group_start = 0
+
+    def line(self, ordinal: int, data: bytes) -> list[tuple[int, Any, bytes]]:
+        """(ordinal, payload, raw) for each message or stray line this line completes."""
+        body = data[:-1] if data.endswith(b"\r") else data
+        if self._group:
+            self._group.append(body)
+            joined = b"\n".join(self._group)
+            payload = _loads(joined)
+            if payload is not None:
+                self._group = []
+                return [(self._group_start, payload, joined)]
+            alone = _loads(body)  # inside a message, a line may parse alone ("3,"): still a fragment
+            if len(self._group) < MULTILINE_MAX and not isinstance(alone, dict | list):
+                return []
+            stray, self._group = self._group[:-1], []
+            out = [(self._group_start + i, None, raw) for i, raw in enumerate(stray)]
+            return out + self.line(ordinal, data)
+        payload = _loads(body)
+        if payload is not None:
+            return [(ordinal, payload, body)]
+        start = body.find(b"{")
+        if start > 0:
+            glued = _loads(body[start:])
+            if isinstance(glued, dict):
+                return [(ordinal, glued, body)]
+        if body.lstrip()[:1] in (b"{", b"["):
+            self._group, self._group_start = [body], ordinal
+            return []
+        return [(ordinal, None, body)]
+
+    def close(self) -> list[tuple[int, Any, bytes]]:
+        group, self._group = self._group, []
+        return [(self._group_start + i, None, raw) for i, raw in enumerate(group)]
+
+
+def _loads(data: bytes) -> Any:
+    """JSON, or None; invalid UTF-8 is read with replacement characters (the analysis flags it)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return orjson.loads(data.decode("utf-8", "replace"))
+    except orjson.JSONDecodeError:
+        return None
+
+
+class Driver:
+    """One proxy process and the client end of its pipes."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+        )
+        self.t0 = time.monotonic()
+        self.received: list[Received] = []
+        self.stdout_closed = threading.Event()
+        self.stdin_drained = threading.Event()
+        self._sent_lines = 0
+        self._lines_read = 0
+        self._replies: dict[bytes, Received] = {}
+        self._owner: str | None = None
+        self._send_lock = threading.Lock()
+        #: How the client answers a request the server sends (legacy servers may ping, or ask for roots);
+        #: None: it does not answer (a 2026-07-28 client writes no responses).
+        self.answer_server_request: Callable[[dict[str, Any]], bytes] | None = None
+        self._answers_left = MAX_ANSWERS
+        self._cond = threading.Condition()
+        self._outbox: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr = bytearray()
+        self._threads = [
+            threading.Thread(target=self._write_loop, name="check-writer", daemon=True),
+            threading.Thread(target=self._read_loop, name="check-reader", daemon=True),
+            threading.Thread(target=self._drain_stderr, name="check-stderr", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # --- sending
+
+    def send(self, lines: Sequence[bytes]) -> list[Evidence]:
+        """Queue lines to go out in one write (pipelined); each is framed with a newline."""
+        with self._send_lock:  # the reader thread sends too: answers to the server's own requests
+            evidence = [Evidence(Stream.C2S, self._sent_lines + i) for i in range(len(lines))]
+            self._sent_lines += len(lines)
+            self._outbox.put(b"".join(line + b"\n" for line in lines))
+        return evidence
+
+    def expect_anonymous(self, owner: str) -> None:
+        """Replies without an id from now on are put down to ``owner`` (a probe that may cause one)."""
+        with self._cond:
+            self._owner = owner
+
+    def close_stdin(self) -> None:
+        """End of file for the server, once everything queued has been written."""
+        self._outbox.put(None)
+
+    # --- waiting
+
+    @property
+    def lines_read(self) -> int:
+        """How many stdout lines have come so far: where a step's window starts or ends."""
+        with self._cond:
+            return self._lines_read
+
+    @property
+    def lines_sent(self) -> int:
+        return self._sent_lines
+
+    def reply(self, request_id: Any) -> Received | None:
+        with self._cond:
+            return self._replies.get(id_key(request_id))
+
+    def wait_replies(self, ids: Sequence[Any], timeout: float) -> dict[bytes, Received]:
+        """The replies to ``ids`` that came within ``timeout`` seconds (all of them, at best)."""
+        keys = [id_key(i) for i in ids]
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                missing = [k for k in keys if k not in self._replies]
+                left = deadline - time.monotonic()
+                if not missing or left <= 0 or self.stdout_closed.is_set():
+                    return {k: self._replies[k] for k in keys if k in self._replies}
+                self._cond.wait(left)
+
+    def wait_reply(self, request_id: Any, timeout: float) -> Received | None:
+        return self.wait_replies([request_id], timeout).get(id_key(request_id))
+
+    def wait_exit(self, timeout: float) -> int | None:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self) -> None:
+        """Make sure the proxy (and so the server) is gone: SIGTERM, then SIGKILL."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            if self.wait_exit(3.0) is None:
+                self.proc.kill()
+                self.proc.wait()
+        for thread in self._threads[1:]:
+            thread.join(2.0)
+
+    @property
+    def stderr_tail(self) -> str:
+        with self._cond:
+            return bytes(self._stderr).decode("utf-8", "replace")
+
+    # --- the threads
+
+    def _write_loop(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        fd = stdin.fileno()
+        try:
+            while (data := self._outbox.get()) is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+        except OSError:
+            pass  # the proxy has gone: what follows is judged from the capture
+        finally:
+            stdin.close()
+            self.stdin_drained.set()
+
+    def _read_loop(self) -> None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        fd, held, assembler = stdout.fileno(), b"", LineAssembler()
+        try:
+            while chunk := os.read(fd, READ_SIZE):
+                t = time.monotonic() - self.t0
+                lines = (held + chunk).split(b"\n")
+                held = lines.pop()
+                for line in lines:
+                    self._deliver(assembler.line(self._lines_read, line), t, counted=1)
+        except OSError:
+            pass
+        finally:
+            t = time.monotonic() - self.t0
+            if held:
+                self._deliver(assembler.line(self._lines_read, held), t, counted=1)
+            self._deliver(assembler.close(), t)
+            stdout.close()
+            with self._cond:
+                self.stdout_closed.set()
+                self._cond.notify_all()
+
+    def _deliver(self, items: list[tuple[int, Any, bytes]], t: float, counted: int = 0) -> None:
+        with self._cond:
+            self._lines_read += counted
+            for ordinal, payload, raw in items:
+                message = Received(Evidence(Stream.S2C, ordinal), t, payload, raw)
+                if message.anonymous:
+                    message = Received(message.evidence, t, payload, raw, self._owner)
+                elif message.is_reply:
+                    self._replies.setdefault(id_key(payload.get("id")), message)
+                self.received.append(message)
+            self._cond.notify_all()
+        answer = self.answer_server_request
+        for _, payload, _ in items:
+            if answer is None or not (isinstance(payload, dict) and "method" in payload and "id" in payload):
+                continue
+            if self._answers_left > 0:  # bounded: a server that takes each answer for a request would loop
+                self._answers_left -= 1
+                self.send([answer(payload)])
+
+    def _drain_stderr(self) -> None:
+        stderr = self.proc.stderr
+        assert stderr is not None
+        try:
+            while chunk := os.read(stderr.fileno(), READ_SIZE):
+                with self._cond:
+                    self._stderr += chunk
+                    del self._stderr[:-STDERR_KEPT]
+        except OSError:
+            pass
+        finally:
+            stderr.close()

@@ -1,0 +1,162 @@
+"""`mcpspy check [options] -- CMD ARGS...`: the options, and what the exit code means.
+
+Exit codes: 0 nothing at or above --fail-on failed; 1 something did; 2 the
+check could not run (the command is missing or cannot start, or the server
+never answered anything), with one line on stderr saying why. Nothing goes
+to stdout but the report, and nothing at all with --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
+from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
+
+if TYPE_CHECKING:
+    from mcpspy.check.model import CheckRun
+
+PROG = "mcpspy check"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = "mcpspy check [options] -- CMD [ARGS...]"
+    parser.description = (
+        "Run CMD behind the proxy, play a scripted client against it in each era, and judge the "
+        "session: framing, error codes, _meta, notifications, robustness, shutdown. Each era's "
+        "session is an ordinary capture that `mcpspy view` and `mcpspy report` open."
+    )
+    parser.add_argument(
+        "--era",
+        choices=("modern", "legacy", "both"),
+        default="both",
+        help="modern (2026-07-28), legacy (initialize) or both, one server process each (default: both); "
+        "an era asked for alone must be spoken",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "junit", "sarif"),
+        default="text",
+        help="report format (default: text)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "never"),
+        default="error",
+        help="exit 1 when a check fails at this level or worse (default: error)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=3.0,
+        metavar="S",
+        help="seconds to wait for each reply (default: 3); the first reply and tool calls may take "
+        "ten times as long, the exit after stdin closes twice as long",
+    )
+    add_home_option(parser)  # where each era's capture goes
+    parser.add_argument(
+        "--call",
+        action="append",
+        default=[],
+        type=_call,
+        metavar="NAME=JSON",
+        help="also call tool NAME with these arguments (a JSON object; repeatable). Tools are never "
+        "called otherwise: they can have side effects",
+    )
+    parser.add_argument("server_command", nargs="*", metavar="CMD", help="the server command, after --")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the timeout must be more than 0 seconds")
+    return value
+
+
+def _call(text: str) -> tuple[str, Any]:
+    name, sep, arguments = text.partition("=")
+    if not name:
+        raise argparse.ArgumentTypeError(f"no tool name in {text!r}; give NAME=JSON")
+    try:
+        value = orjson.loads(arguments) if sep else {}
+    except orjson.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"the arguments of {name!r} are not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"the arguments of {name!r} must be a JSON object")
+    return name, value
+
+
+def run(args: argparse.Namespace) -> int:
+    from mcpspy.analysis.model import Severity
+    from mcpspy.capture.sessions import default_sessions_dir
+    from mcpspy.check.model import Era
+    from mcpspy.check.runner import CheckError, Plan, run_check
+    from mcpspy.check.script import Options
+
+    command = list(args.server_command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        return _fail("no server command: give it after --, as in `mcpspy check -- node server.js`")
+    eras = (Era.MODERN, Era.LEGACY) if args.era == "both" else (Era(args.era),)
+    home = Path(args.home).expanduser() if args.home else default_sessions_dir()
+    options = Options(timeout=args.timeout, explicit=args.era != "both", calls=tuple(args.call))
+    try:
+        result = run_check(Plan(tuple(command), eras, options, home))
+    except CheckError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{exc.filename or home}: {exc.strerror or exc}")
+    try:
+        _emit(FORMATS[args.format]()(result), args.out)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+    if not any(era.answered for era in result.eras):
+        eras_text = " or ".join(era.era.value for era in result.eras)
+        return _fail(f"the server never answered a request ({eras_text}); see the report and its captures")
+    threshold = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}[args.fail_on]
+    return EXIT_FINDINGS if result.failed(threshold) else 0
+
+
+def _renderer(module: str, name: str) -> Callable[[], Callable[[CheckRun], str]]:
+    """Import a format's module only when it is used."""
+
+    def load() -> Callable[[CheckRun], str]:
+        import importlib
+
+        render: Callable[[CheckRun], str] = getattr(importlib.import_module(module), name)
+        return render
+
+    return load
+
+
+FORMATS: dict[str, Callable[[], Callable[[CheckRun], str]]] = {
+    "text": _renderer("mcpspy.check.text", "render_check_text"),
+    "json": _renderer("mcpspy.check.json_", "render_check_json"),
+    "junit": _renderer("mcpspy.export.junit", "render_check_junit"),
+    "sarif": _renderer("mcpspy.export.sarif", "render_check_sarif"),
+}
+
+
+def _emit(text: str, out: str | None) -> None:
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    Path(out).expanduser().write_text(text, encoding="utf-8")
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: {visible_line(message)}", file=sys.stderr)
+    return EXIT_UNREADABLE
