@@ -1,0 +1,1 @@
+"""Exports of a capture for other tools: HTML, HAR, OTLP, JUnit, SARIF."""
