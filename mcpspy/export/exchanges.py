@@ -14,6 +14,7 @@ from typing import Any
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
+from mcpspy.capture.records import Stream
 
 #: Methods whose target (the span name's second word, stats' "tool") is ``params.name``.
 NAMED_TARGET = {"tools/call": "tool", "prompts/get": "prompt"}
@@ -35,6 +36,15 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return self.error_code is not None or self.tool_error or self.state == "unanswered"
+
+
+def stray_text(message: Message) -> bytes | None:
+    """What in a message is not protocol: a stderr line, a stray stdout line, text glued before JSON."""
+    if message.kind is Kind.STDERR or (
+        message.stream is Stream.S2C and message.kind in (Kind.NOT_JSON, Kind.INVALID)
+    ):
+        return message.raw
+    return message.glued_prefix or None
 
 
 def params(message: Message | None) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from mcpspy import __version__
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message
 from mcpspy.capture.records import Header, Stream
-from mcpspy.export.exchanges import meta, outcome, parse_started, resource_uri, target, text_field
+from mcpspy.export.exchanges import meta, outcome, parse_started, resource_uri, stray_text, target, text_field
 
 SESSION_SPAN = "mcpspy session"
 FINDING_EVENT = "mcpspy.finding"
@@ -105,6 +105,7 @@ class SessionTracer:
         )
         self.session_context = trace.set_span_in_context(self.session_span)
         self.spans = 0  # exchange spans made
+        self.logs = 0  # log records made
 
     def ns(self, t: float) -> int:
         return self.started_ns + round(t * 1e9)
@@ -176,15 +177,15 @@ class SessionTracer:
         self.session_span.add_event(FINDING_EVENT, finding_attributes(finding), timestamp=self.ns(t))
 
     def stray_text(self, message: Message) -> None:
-        """Log records for what is not protocol: stderr lines, stray stdout lines, text glued to a message."""
+        """A log record for what is not protocol: a stderr line (INFO), stray stdout text (WARN)."""
+        data = stray_text(message)
+        if data is None:
+            return
         if message.kind is Kind.STDERR:
-            self._log(message, message.raw, SeverityNumber.INFO, "stderr")
-        elif message.stream is Stream.S2C and message.kind in (Kind.NOT_JSON, Kind.INVALID):
-            self._log(message, message.raw, SeverityNumber.WARN, "stdout")
-        elif message.glued_prefix:
-            self._log(message, message.glued_prefix, SeverityNumber.WARN, "stdout")
-
-    def _log(self, message: Message, data: bytes, severity: SeverityNumber, iostream: str) -> None:
+            severity, iostream = SeverityNumber.INFO, "stderr"
+        else:
+            severity, iostream = SeverityNumber.WARN, "stdout"
+        self.logs += 1
         self.logger.emit(
             LogRecord(
                 timestamp=self.ns(message.t),
