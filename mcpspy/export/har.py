@@ -3,10 +3,10 @@
 HAR viewers (browser devtools' import, Charles, Fiddler, haralyzer) show a list
 of requests with bodies, status and timing; an MCP exchange maps onto one entry:
 
-- ``request``: ``POST stdio://SERVER/METHOD`` (``stdio://helpdesk/tools/call``),
+- ``request``: ``POST stdio://SERVER/METHOD`` (``stdio://helpdesk/tools/call``; SERVER is
+  the serverInfo name, else the session's name),
   the request line as ``postData`` (application/json), exactly as it was sent.
-- ``response``: the reply line as ``content.text`` (base64, with
-  ``encoding``, when it is not UTF-8). Status: **200** for a result (a tool's
+- ``response``: the reply line as ``content.text``. Status: **200** for a result (a tool's
   ``isError: true`` too: the call worked, the tool said no), **500** for a
   JSON-RPC error response (``statusText`` names the code and message, so
   viewers paint it red), **0** for a request that got no reply (pending,
@@ -23,7 +23,6 @@ One page per session; entries are in send order, which is start-time order.
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -32,7 +31,15 @@ import orjson
 
 from mcpspy import __version__
 from mcpspy.analysis.model import Exchange, Message
-from mcpspy.export.exchanges import Outcome, outcome, parse_started, reply_or_end, target, wall_clock
+from mcpspy.export.exchanges import (
+    Outcome,
+    outcome,
+    parse_started,
+    reply_or_end,
+    server_info,
+    target,
+    wall_clock,
+)
 from mcpspy.report.json_ import report_object
 from mcpspy.report.summary import Summary, exchange_state
 
@@ -49,12 +56,9 @@ def url_for(server: str, method: str) -> str:
     return f"stdio://{quote(server, safe='')}/{quote(method, safe='/')}"
 
 
-def body_text(message: Message) -> tuple[str, str | None]:
-    """The line as text, or as base64 (with its encoding name) when it is not UTF-8."""
-    try:
-        return message.raw.decode("utf-8"), None
-    except UnicodeDecodeError:
-        return base64.b64encode(message.raw).decode("ascii"), "base64"
+def body_text(message: Message) -> str:
+    """The line as text (a line that parsed as JSON is UTF-8; anything else keeps its bad bytes escaped)."""
+    return message.raw.decode("utf-8", "backslashreplace")
 
 
 def status_of(result: Outcome, reply: Message | None) -> tuple[int, str]:
@@ -68,8 +72,7 @@ def status_of(result: Outcome, reply: Message | None) -> tuple[int, str]:
 
 
 def request_part(exchange: Exchange, request: Message | None, server: str) -> dict[str, Any]:
-    # postData has no base64 form: a request that is not UTF-8 is shown with its bad bytes escaped
-    text = request.raw.decode("utf-8", "backslashreplace") if request is not None else ""
+    text = body_text(request) if request is not None else ""
     return {
         "method": "POST",
         "url": url_for(server, exchange.method),
@@ -87,10 +90,7 @@ def response_part(result: Outcome, reply: Message | None) -> dict[str, Any]:
     status, status_text = status_of(result, reply)
     content: dict[str, Any] = {"size": 0, "mimeType": "x-unknown"}
     if reply is not None:
-        text, encoding = body_text(reply)
-        content = {"size": len(reply.raw), "mimeType": "application/json", "text": text}
-        if encoding:
-            content["encoding"] = encoding
+        content = {"size": len(reply.raw), "mimeType": "application/json", "text": body_text(reply)}
     return {
         "status": status,
         "statusText": status_text,
@@ -104,7 +104,9 @@ def response_part(result: Outcome, reply: Message | None) -> dict[str, Any]:
     }
 
 
-def entry(summary: Summary, exchange: Exchange, page: str, started: datetime, end_t: float) -> dict[str, Any]:
+def entry(
+    summary: Summary, exchange: Exchange, server: str, page: str, started: datetime, end_t: float
+) -> dict[str, Any]:
     analyzer = summary.analyzer
     request = analyzer.message(exchange.request_seq)
     reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
@@ -128,7 +130,7 @@ def entry(summary: Summary, exchange: Exchange, page: str, started: datetime, en
         "pageref": page,
         "startedDateTime": iso(wall_clock(started, exchange.sent_t)),
         "time": wait_ms,
-        "request": request_part(exchange, request, summary.capture.header.name),
+        "request": request_part(exchange, request, server),
         "response": response_part(result, reply),
         "cache": {},
         "timings": {
@@ -150,6 +152,7 @@ def har_object(summary: Summary) -> dict[str, Any]:
     started = parse_started(header.started)
     end_t = summary.duration or 0.0
     report = report_object(summary)
+    server = server_info(summary.analyzer).get("name") or header.name  # as OTLP's service.name
     return {
         "log": {
             "version": HAR_VERSION,
@@ -163,7 +166,8 @@ def har_object(summary: Summary) -> dict[str, Any]:
                 }
             ],
             "entries": [
-                entry(summary, ex, header.session, started, end_t) for ex in summary.analyzer.exchanges
+                entry(summary, ex, server, header.session, started, end_t)
+                for ex in summary.analyzer.exchanges
             ],
             "comment": f"MCP stdio session {header.session}, recorded by mcpspy {header.mcpspy}",
             "_mcpspy": {"session": report["session"], "era": report["era"], "findings": report["findings"]},

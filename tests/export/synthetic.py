@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_ID = "00f067aa0ba902b7"
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -72,6 +74,7 @@ class CaptureBuilder:
 
     def event(self, event: str, **details: object) -> None:
         self.seq += 1
+        self.t += 0.001
         self.lines.append(orjson.dumps({"seq": self.seq, "t": round(self.t, 6), "event": event, **details}))
 
     def exchange(self, id_: int, tool: str, how: str = "ok", latency: float = 0.005) -> None:
@@ -110,3 +113,46 @@ def big_capture(path: Path, messages: int) -> Path:
         how = "rpc" if i % 97 == 0 else "tool" if i % 50 == 0 else "ok"
         plan.append((f"tool_{i % 7}", how))
     return write_calls(path, "big", plan)
+
+
+def request(id_: int, method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": {**params, "_meta": META}}
+
+
+def result(id_: int, **fields: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "result": {"resultType": "complete", **fields}}
+
+
+def mixed_capture(path: Path) -> Path:
+    """Seven exchanges, each ending its own way, with stray text, stderr and a traceparent."""
+    b = CaptureBuilder("mixed-session", name="helpdesk")
+    b.event("server-started", pid=7)
+    b.line("s2c", "server ready")  # stray stdout line: stdout.not-json
+    b.line("err", "listening on stdio")
+    b.line("c2s", request(1, "server/discover"))
+    serverinfo = {"io.modelcontextprotocol/serverInfo": {"name": "helpdesk-srv", "version": "2.1"}}
+    b.line(
+        "s2c",
+        result(
+            1,
+            supportedVersions=["2026-07-28"],
+            capabilities={"tools": {}, "prompts": {}, "resources": {}},
+            ttlMs=0,
+            cacheScope="public",
+            _meta=serverinfo,
+        ),
+    )
+    b.exchange(2, "search")
+    b.exchange(3, "search", how="tool")
+    b.exchange(4, "lookup", how="rpc")
+    b.line("c2s", call(5, "search", extra_meta={"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"}))
+    b.line("s2c", result(5, content=[], isError=False))
+    b.line("c2s", request(6, "prompts/get", name="triage"))
+    b.line("s2c", result(6, messages=[]))
+    b.line("c2s", request(7, "resources/read", uri="file:///kb/faq.md"))
+    b.line("s2c", result(7, contents=[], ttlMs=0, cacheScope="private"))
+    b.line("c2s", request(8, "tools/call", name="slow", arguments={}))  # never answered
+    b.event("stdin-closed")
+    b.event("server-exited", code=0)
+    b.event("proxy-stopped", code=0)
+    return b.write(path)
