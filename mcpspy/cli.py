@@ -36,6 +36,7 @@ def subcommands() -> dict[str, Subcommand]:
     from mcpspy.demo import command as demo
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
+    from mcpspy.stats import command as stats
     from mcpspy.tui import command as tui
 
     return {
@@ -44,6 +45,7 @@ def subcommands() -> dict[str, Subcommand]:
         "sessions": Subcommand("list recorded sessions", session_list.add_arguments, session_list.run),
         "report": Subcommand("findings and exchanges of a capture", report.add_arguments, report.run),
         "rules": Subcommand("the findings catalogue", rules.add_arguments, rules.run),
+        "stats": Subcommand("calls, errors and latency across sessions", stats.add_arguments, stats.run),
         "demo": Subcommand("a planted-bug demo server behind the proxy, live", demo.add_arguments, demo.run),
         "wrap": Subcommand(
             "run one server entry of a client's MCP config through mcpspy",
@@ -59,7 +61,7 @@ def subcommands() -> dict[str, Subcommand]:
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
-COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "demo", "wrap", "unwrap"})
+COMMAND_NAMES = frozenset({"watch", "view", "sessions", "report", "rules", "stats", "demo", "wrap", "unwrap"})
 
 DESCRIPTION = """\
 mcpspy sits between an MCP client and a stdio server, forwards every byte
