@@ -78,6 +78,7 @@ commands:
   sessions                list recorded sessions
   report [FILE]           findings and exchanges (text, --json, --markdown)
   rules [ID]              the findings catalogue, or one rule explained
+  stats [SESSION...]      calls, errors and latency per server, method and tool
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
 
