@@ -31,7 +31,9 @@ class Tally(logging.Handler):
         self._lock = threading.Lock()
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.reason = record.getMessage()[:200]
+        message = record.getMessage()
+        if "logs batch" not in message:  # the span exporter's words, not the (best effort) log exporter's
+            self.reason = message[:200]
 
     def count(self, sent: int = 0, failed: int = 0) -> None:
         with self._lock:

@@ -99,9 +99,16 @@ def finding_line(finding: Finding, link: bool = True, line: int | None = None) -
     )
 
 
-def severity_attr(messages: list[Message]) -> str:
+#: A report with at most this many messages opens with its flagged rows expanded.
+OPEN_FLAGGED_UP_TO = 200
+
+
+def severity_attr(messages: list[Message], open_flagged: bool = False) -> str:
+    """``data-sev`` (the filter's "flagged only") for a row with findings; ``open`` too on a small report."""
     worst = max((m.severity for m in messages if m.severity is not None), default=None)
-    return "" if worst is None else f' data-sev="{worst.label}"'
+    if worst is None:
+        return ""
+    return f' data-sev="{worst.label}"' + (" open" if open_flagged else "")
 
 
 def keys(*words: object) -> str:
@@ -109,7 +116,7 @@ def keys(*words: object) -> str:
     return escape(visible_line(" ".join(str(w) for w in words if w not in (None, ""))).lower())
 
 
-def exchange_row(summary: Summary, exchange: Exchange) -> str:
+def exchange_row(summary: Summary, exchange: Exchange, open_flagged: bool = False) -> str:
     analyzer = summary.analyzer
     request = analyzer.message(exchange.request_seq)
     reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
@@ -143,13 +150,14 @@ def exchange_row(summary: Summary, exchange: Exchange) -> str:
         "flagged" if finding_ids else "",
         *finding_ids,
     )
+    flags = severity_attr(messages, open_flagged)
     return (
-        f'<details class="row" id="m{exchange.request_seq}" data-k="{k}"{severity_attr(messages)}>'
+        f'<details class="row" id="m{exchange.request_seq}" data-k="{k}"{flags}>'
         f'<summary>{summary_html}</summary><div class="body">{"".join(body)}</div></details>\n'
     )
 
 
-def message_row(message: Message) -> str:
+def message_row(message: Message, open_flagged: bool = False) -> str:
     """A message that is not part of an exchange: notification, stray line, stderr, unpaired reply."""
     direction = message.stream.value
     if message.method:
@@ -176,21 +184,22 @@ def message_row(message: Message) -> str:
         "" if message.method else raw_text(message)[:200],
     )
     return (
-        f'<details class="row" id="m{message.seq}" data-k="{k}"{severity_attr([message])}>'
+        f'<details class="row" id="m{message.seq}" data-k="{k}"{severity_attr([message], open_flagged)}>'
         f'<summary>{summary_html}</summary><div class="body">{label}{body_html(message)}</div></details>\n'
     )
 
 
 def transcript(summary: Summary) -> Iterator[str]:
     """Every message in capture order; a reply is shown inside its request's row."""
+    open_flagged = len(summary.analyzer.messages) <= OPEN_FLAGGED_UP_TO
     for message in summary.analyzer.messages:
         exchange = message.exchange
         if exchange is not None and exchange.request_seq == message.seq:
-            yield exchange_row(summary, exchange)
+            yield exchange_row(summary, exchange, open_flagged)
         elif exchange is not None and exchange.reply_seq == message.seq:
             continue
         else:
-            yield message_row(message)
+            yield message_row(message, open_flagged)
 
 
 def header_html(summary: Summary) -> str:

@@ -9,8 +9,10 @@ batch processors send them over OTLP/HTTP from their threads.
 Forwarding never waits on any of it. When the collector is down or slow,
 or the queue is full, records and spans are dropped and counted, and
 ``close()`` says so in one warning line (the exporter's own log lines are
-kept off stderr). ``close()`` gives the collector a moment to take the last
-spans, none when it has already failed, then returns.
+kept off stderr). Log records (stray and stderr lines) are best effort and
+not warned about: Jaeger and Langfuse take traces only. ``close()`` gives
+the collector a moment to take the last spans, none when it has already
+failed, then returns.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ MAX_HELD = 1_000  # stray lines and session findings held until the server has s
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
 EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included
 FLUSH_WAIT = 2.0  # at close, how long a working collector has to take the last spans
-WORKER_WAIT = 5.0  # at close, how long the analysis thread has to finish its queue
+WORKER_WAIT = 2.0  # at close, how long the analysis thread has to finish its queue
+YIELD_EVERY = 32  # records analysed between two hand-overs of the GIL
 
 Batch = Sequence[Recorded | Record]
 
@@ -79,7 +82,8 @@ class OtlpSink:
         self.header = header
         self._warn = warn
         self.replay = Replay()
-        self.tally: Tally = Tally()
+        self.tally: Tally = Tally()  # spans
+        self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
         logging.getLogger("opentelemetry.exporter").addHandler(self.tally)
         spans = OTLPSpanExporter(endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT)
         logs = OTLPLogExporter(endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT)
@@ -89,7 +93,7 @@ class OtlpSink:
             CountedSpanExporter(spans, self.tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
         )
         self.log_processor = BatchLogRecordProcessor(
-            CountedLogExporter(logs, self.tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+            CountedLogExporter(logs, self.log_tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
         )
         self.tracer: SessionTracer | None = None
         self.dropped_records = 0
@@ -103,6 +107,7 @@ class OtlpSink:
         self._queued = (0, 0)
         self._ready = threading.Condition()
         self._failed: BaseException | None = None
+        self._stop_at: float | None = None  # set by close: past it, what is still queued is dropped
         self._thread = threading.Thread(target=self._run, name="mcpspy-otlp", daemon=True)
         self._thread.start()
 
@@ -133,17 +138,25 @@ class OtlpSink:
                         self._queued = (self._queued[0] - records, self._queued[1] - size)
                 if batch is None:
                     break
-                for record in as_records(batch):  # type: ignore[arg-type]  # Records pass through as they are
-                    events = self.replay.feed(record)
-                    if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
-                        events += self.replay.conclude()
-                    self._handle(events)
+                if self._stop_at is not None and time.monotonic() > self._stop_at:
+                    self.dropped_records += records  # closing, and still behind: the rest is not analysed
+                    continue
+                self._feed(batch)
             self._handle(self.replay.conclude())
             tracer = self._tracer()
             analyzer = self.replay.analyzer
             tracer.finish(self.replay.last_t, analyzer.era.value, analyzer.protocol_version)
         except Exception as exc:  # the proxy must go on whatever the export does
             self._failed = exc
+
+    def _feed(self, batch: Batch) -> None:
+        for done, record in enumerate(as_records(batch)):  # type: ignore[arg-type]  # Records pass as they are
+            events = self.replay.feed(record)
+            if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
+                events += self.replay.conclude()
+            self._handle(events)
+            if done % YIELD_EVERY == YIELD_EVERY - 1:
+                time.sleep(0)  # hand the GIL over: the proxy's threads need it back in well under 5 ms
 
     def _handle(self, events: list[AnalysisEvent]) -> None:
         updated = {id(e.exchange) for e in events if isinstance(e, ExchangeUpdated)}
@@ -217,11 +230,13 @@ class OtlpSink:
 
     def close(self) -> dict[str, int]:
         """Finish the analysis, give a working collector FLUSH_WAIT to take the rest, say what was lost."""
+        self._stop_at = time.monotonic() + WORKER_WAIT
         with self._ready:
             self._queue.append(None)
             self._ready.notify()
-        self._thread.join(WORKER_WAIT)
+        self._thread.join(WORKER_WAIT + 1.0)
         self.tally.give_up_at = time.monotonic() + (0.0 if self.tally.failed else FLUSH_WAIT)
+        self.log_tally.give_up_at = self.tally.give_up_at
         abort = threading.Timer(FLUSH_WAIT, self._abort_exports)
         abort.daemon = True
         abort.start()
@@ -248,17 +263,17 @@ class OtlpSink:
         logs = 0 if tracer is None else tracer.logs
         return {
             "spans": made,
-            "log_records": logs,
             "sent": self.tally.sent,
-            "not_sent": max(0, made + logs - self.tally.sent),
+            "not_sent": max(0, made - self.tally.sent),
+            "log_records": logs,
+            "log_records_sent": self.log_tally.sent,
             "records_dropped": self.dropped_records,
         }
 
     def _say_losses(self, figures: dict[str, int]) -> None:
         lost = []
         if figures["not_sent"]:
-            made = figures["spans"] + figures["log_records"]
-            lost.append(f"{figures['not_sent']} of {made} spans and logs not sent")
+            lost.append(f"{figures['not_sent']} of {figures['spans']} spans not sent")
         if figures["records_dropped"]:
             lost.append(f"{figures['records_dropped']} records not analysed (the export fell behind)")
         if self._failed is not None:

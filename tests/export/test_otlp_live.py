@@ -82,16 +82,16 @@ def test_the_sink_keeps_up_with_the_collector_down(tmp_path: Path, capfd: pytest
     assert sink is not None
     fed_in = feed(sink, records, batch=1)
     per_record_us = fed_in / len(records) * 1e6
-    assert per_record_us < 30, f"{per_record_us:.1f} us a record: the hand-in must not wait"
+    assert per_record_us < 100, f"{per_record_us:.1f} us a record: the hand-in must not wait"
     start = time.perf_counter()
     figures = sink.close()
     closing = time.perf_counter() - start
     assert closing < 12, closing
     assert len(warnings) == 1, warnings
     assert figures["sent"] == 0
-    assert figures["not_sent"] == figures["spans"] + figures["log_records"] > 0
+    assert figures["not_sent"] == figures["spans"] > 0 and figures["log_records_sent"] == 0
     lost = figures["not_sent"]
-    assert f"{lost} of {lost} spans and logs not sent" in warnings[0]
+    assert f"{lost} of {lost} spans not sent" in warnings[0]
     if figures["records_dropped"]:
         assert f"{figures['records_dropped']} records not analysed" in warnings[0]
     assert capfd.readouterr().err == ""
