@@ -97,7 +97,6 @@ class OtlpSink:
         )
         self.tracer: SessionTracer | None = None
         self.dropped_records = 0
-        self.logs_made = 0
         self._info: dict[str, Any] = {}
         self._held_messages: deque[Message] = deque(maxlen=MAX_HELD)  # stray text until the tracer exists
         self._held_findings: deque[Finding] = deque(maxlen=MAX_HELD)
