@@ -8,6 +8,7 @@ This module imports the SDK: import it only after ``otel.require_sdk()``.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -17,6 +18,8 @@ from opentelemetry.sdk._logs import ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+OS_ERROR = re.compile(r"\[Errno \d+\] [^'\")\]]+")
 
 
 class Tally(logging.Handler):
@@ -32,7 +35,11 @@ class Tally(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
-        if "logs batch" not in message:  # the span exporter's words, not the (best effort) log exporter's
+        if "logs batch" in message:  # the (best effort) log exporter's words
+            return
+        if errno := OS_ERROR.search(message):  # "[Errno 111] Connection refused": the cause, said plainly
+            self.reason = errno.group()
+        elif not OS_ERROR.match(self.reason):
             self.reason = message[:200]
 
     def count(self, sent: int = 0, failed: int = 0) -> None:

@@ -49,3 +49,5 @@ def test_a_dead_collector_costs_the_client_nothing_but_one_line(tmp_path: Path) 
     done, _ = client_through_proxy(tmp_path, f"http://127.0.0.1:{closed_port()}")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == b'["add"]'  # the client got its answers
+    ours = [line for line in done.stderr.decode().splitlines() if line.startswith("mcpspy:")]
+    assert len(ours) == 1 and "spans not sent" in ours[0] and "Connection refused" in ours[0], ours
