@@ -28,8 +28,6 @@ code, pre, .mono { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consola
 pre { margin: 4px 0 8px; padding: 6px 8px; background: rgba(127,127,127,.1); overflow: auto; max-height: 60vh;
       white-space: pre-wrap; word-break: break-all; }
 .sev-error { color: var(--err); } .sev-warning { color: var(--warn); } .sev-info { color: var(--info); }
-.badge { display: inline-block; padding: 0 5px; border-radius: 3px; font-size: 12px;
-         border: 1px solid currentColor; margin-left: 4px; }
 .findings li { margin: 3px 0; } .fix { color: var(--muted); }
 #bar { position: sticky; top: 0; padding: 8px 0; background: Canvas; display: flex; gap: 10px;
        align-items: center; border-bottom: 1px solid rgba(127,127,127,.3); z-index: 1; }
@@ -38,9 +36,10 @@ details.row { border-bottom: 1px solid rgba(127,127,127,.2);
               content-visibility: auto; contain-intrinsic-size: auto 26px; }
 details.row > summary { cursor: pointer; padding: 2px 0; white-space: nowrap; overflow: hidden;
                         text-overflow: ellipsis; }
-details.row > summary span { display: inline-block; margin-right: 10px; }
-.t { width: 70px; text-align: right; color: var(--muted); } .dir { width: 16px; }
-.kind { width: 90px; color: var(--muted); } .lat { width: 80px; text-align: right; }
+details.row > summary code { white-space: pre; color: var(--muted); }
+details.row > summary b { font: 600 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+                          margin-right: 8px; }
+.flags { font-size: 12px; color: var(--err); margin-left: 6px; }
 .state-error, .state-unanswered, .state-cancelled { color: var(--err); }
 .state-out-of-order, .state-pending { color: var(--warn); }
 .stray { background: rgba(255,196,0,.35); outline: 1px dashed var(--warn); }
