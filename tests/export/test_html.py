@@ -25,6 +25,7 @@ HOSTILE_ID = '"><svg onload=alert(1)>'
 URL_ATTRIBUTES = {"src", "href", "action", "formaction", "srcset", "poster", "data", "background", "ping"}
 ALLOWED_TAGS = {
     "html",
+    "b",
     "head",
     "meta",
     "title",
