@@ -39,6 +39,7 @@ def subcommands() -> dict[str, Subcommand]:
     from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
+    from mcpspy.stats import command as stats
     from mcpspy.tui import command as tui
 
     return {
@@ -47,6 +48,7 @@ def subcommands() -> dict[str, Subcommand]:
         "sessions": Subcommand("list recorded sessions", session_list.add_arguments, session_list.run),
         "report": Subcommand("findings and exchanges of a capture", report.add_arguments, report.run),
         "rules": Subcommand("the findings catalogue", rules.add_arguments, rules.run),
+        "stats": Subcommand("calls, errors and latency across sessions", stats.add_arguments, stats.run),
         "demo": Subcommand("a planted-bug demo server behind the proxy, live", demo.add_arguments, demo.run),
         "wrap": Subcommand(
             "run one server entry of a client's MCP config through mcpspy",
@@ -94,6 +96,7 @@ COMMAND_NAMES = frozenset(
         "replay",
         "diff",
         "check",
+        "stats",
     }
 )
 
@@ -112,6 +115,7 @@ commands:
   sessions                list recorded sessions
   report [FILE]           findings and exchanges (text, --json, --markdown)
   rules [ID]              the findings catalogue, or one rule explained
+  stats [SESSION...]      calls, errors and latency per server, method and tool
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
   mock CAPTURE            a server that answers as the recorded one did

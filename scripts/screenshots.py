@@ -42,6 +42,27 @@ async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int],
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(out)))
 
 
+def html_shot(fixture: str, fragment: str, out: Path) -> Path | None:
+    """The HTML report of a fixture as headless Chromium draws it (skipped without chromium)."""
+    from mcpspy.export.html import render_html
+    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.report.summary import build_summary
+    from tests.export.browser import chromium, run_chromium
+
+    if chromium() is None:
+        return None
+    path = REPO / "fixtures" / f"{fixture}.jsonl"
+    page = out / "html-report.html"
+    capture, analyzer = analyze_capture(path)
+    page.write_text(render_html(build_summary(capture, path, analyzer)), encoding="utf-8")
+    shot = out / "html-report.png"
+    run_chromium(
+        page, f"--screenshot={shot}", "--window-size=1100,1400", "--hide-scrollbars", fragment=fragment
+    )
+    page.unlink()
+    return shot
+
+
 def main() -> int:
     out = REPO / "screenshots"
     out.mkdir(exist_ok=True)
@@ -51,6 +72,8 @@ def main() -> int:
         converter = shutil.which("rsvg-convert")
         if converter:
             subprocess.run([converter, str(svg), "-o", str(svg.with_suffix(".png"))], check=False)
+    if (shot := html_shot("lesson-ready-glued", "", out)) is not None:
+        print(shot.relative_to(REPO))
     return 0
 
 

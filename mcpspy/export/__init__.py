@@ -1,6 +1,5 @@
-"""Reports in the formats CI systems ingest: JUnit XML (test widgets) and SARIF 2.1.0 (code scanning).
+"""Exports of a capture: HTML and HAR for people, OTLP for tracing stacks, JUnit and SARIF for CI.
 
-Each module renders both a recorded session (``render_junit(summary)``,
-``render_sarif(summary)``, for ``mcpspy report --format``) and a check
-(``render_check_junit(run)``, ``render_check_sarif(run)``, for ``mcpspy check``).
+Each renders a recorded session from a report ``Summary`` (``mcpspy report --format``);
+JUnit and SARIF also render a check (``render_check_junit(run)``, ``render_check_sarif(run)``).
 """

@@ -34,6 +34,9 @@ FORMATS: dict[str, str] = {
     "markdown": "mcpspy.report.markdown:render_markdown",
     "junit": "mcpspy.export.junit:render_junit",
     "sarif": "mcpspy.export.sarif:render_sarif",
+    "html": "mcpspy.export.html:render_html",
+    "har": "mcpspy.export.har:render_har",
+    "otlp": "mcpspy.export.otlp:render_otlp",
 }
 
 
@@ -56,6 +59,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--markdown", dest="format", action="store_const", const="markdown", help="same as --format markdown"
     )
     parser.add_argument("--out", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument(
+        "--otlp-endpoint",
+        nargs="?",
+        const="",
+        metavar="URL",
+        help="also send the session to an OTLP/HTTP collector (no URL: $OTEL_EXPORTER_OTLP_ENDPOINT)",
+    )
     parser.add_argument(
         "--fail-on",
         choices=tuple(FAIL_ON),
@@ -83,7 +93,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
-    text = renderer(args.format)(summary)
+    try:
+        text = renderer(args.format)(summary)
+        if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:
+            return fail(problem)
+    except ImportError as exc:  # an optional extra that is not installed (otel): its one line
+        return fail(str(exc))
     if args.out is None:
         print_out(text)
     else:
@@ -94,6 +109,12 @@ def run(args: argparse.Namespace) -> int:
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
+
+
+def send_otlp(summary: Summary, endpoint: str) -> str | None:
+    from mcpspy.export.otlp import send_report
+
+    return send_report(summary, endpoint)
 
 
 def print_out(text: str) -> None:

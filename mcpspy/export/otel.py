@@ -1,0 +1,64 @@
+"""The optional OpenTelemetry SDK: checked for, quietened, and pointed at a collector.
+
+Nothing here imports the SDK at module level: the proxy and every other view
+start without it. ``require_sdk`` is called first by every OTLP entry point;
+without the ``otel`` extra it raises ``MissingExtra`` whose text is the one
+line the user sees.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit
+
+EXTRA_HINT = "the OTLP export needs the otel extra: pip install 'mcpspy[otel]'"
+SIGNAL_PATHS = {"traces": "/v1/traces", "logs": "/v1/logs"}
+
+
+class MissingExtra(ImportError):
+    """The OpenTelemetry packages are not installed."""
+
+
+def require_sdk() -> None:
+    """Import-check the SDK and the OTLP/HTTP exporter, and keep their loggers off stderr.
+
+    The SDK reports export failures through ``logging``; with no handler
+    configured Python would print them on stderr, which in the proxy is the
+    client's log. mcpspy counts failures itself and says so once.
+    """
+    try:
+        import opentelemetry.exporter.otlp.proto.http
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtra(f"{EXTRA_HINT} ({exc.name or exc} is missing)") from exc
+    quiet = logging.getLogger("opentelemetry")
+    if not any(isinstance(h, logging.NullHandler) for h in quiet.handlers):
+        quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+
+
+def signal_url(endpoint: str | None, signal: str) -> str | None:
+    """The URL for one signal, read as ``OTEL_EXPORTER_OTLP_ENDPOINT`` is: a base, ``/v1/traces`` added.
+
+    A URL that already ends in a signal path is kept (its signal swapped as needed).
+    None or "" leaves the choice to the SDK: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``,
+    else ``OTEL_EXPORTER_OTLP_ENDPOINT`` + the path, else http://localhost:4318.
+    """
+    if not endpoint:
+        return None
+    base = endpoint.rstrip("/")
+    for path in SIGNAL_PATHS.values():
+        if base.endswith(path):
+            base = base[: -len(path)]
+            break
+    return base + SIGNAL_PATHS[signal]
+
+
+def check_endpoint(endpoint: str | None) -> str | None:
+    """A reason the endpoint cannot be used, or None."""
+    if not endpoint:
+        return None
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"{endpoint}: not an http(s) URL (e.g. http://localhost:4318)"
+    return None

@@ -1,0 +1,298 @@
+"""`mcpspy --otlp-endpoint URL -- CMD`: each exchange sent to a collector as it completes.
+
+A sink of the proxy, shaped like the --log sink: called on the recording
+thread with each batch of written records, it only queues them (a bounded
+queue, in records and bytes) and returns. Its own thread replays them
+through the one replay policy and makes the spans (spans.py); the SDK's
+batch processors send them over OTLP/HTTP from their threads.
+
+Forwarding never waits on any of it. When the collector is down or slow,
+or the queue is full, records and spans are dropped and counted, and
+``close()`` says so in one warning line (the exporter's own log lines are
+kept off stderr). Log records (stray and stderr lines) are best effort and
+not warned about: Jaeger and Langfuse take traces only. ``close()`` gives
+the collector a moment to take the last spans, none when it has already
+failed, then returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from mcpspy.analysis.model import (
+    AnalysisEvent,
+    Exchange,
+    ExchangeState,
+    ExchangeUpdated,
+    Finding,
+    FindingRaised,
+    Message,
+    MessageSeen,
+)
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
+from mcpspy.export.exchanges import reply_or_end, server_info_of, stray_text
+from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
+from mcpspy.replay_policy import Replay
+
+if TYPE_CHECKING:
+    from mcpspy.export.counted import Tally
+    from mcpspy.export.spans import SessionTracer
+
+MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past which batches are dropped
+MAX_QUEUED_BYTES = 64 << 20
+MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
+SPAN_QUEUE = 4_096  # the SDK batch processor's queue
+EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included
+FLUSH_WAIT = 2.0  # at close, how long a working collector has to take the last spans
+WORKER_WAIT = 2.0  # at close, how long the analysis thread has to finish its queue
+YIELD_EVERY = 32  # records analysed between two hand-overs of the GIL
+
+Batch = Sequence[Recorded | Record]
+
+
+def batch_size(batch: Batch) -> tuple[int, int]:
+    """Records and bytes in a batch, cheaply (no record objects are made)."""
+    records = size = 0
+    for item in batch:
+        if isinstance(item, LineBatch):
+            records += len(item.lines)
+            size += sum(map(len, item.lines))
+        else:
+            records += 1
+            size += len(item.data) if not isinstance(item, LifecycleRecord) else 64
+    return records, size
+
+
+class OtlpSink:
+    """Queue on the caller's thread; replay and export on others. Never raises into the proxy."""
+
+    def __init__(self, header: Header, endpoint: str | None, warn: Callable[[str], None]) -> None:
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Tally
+
+        self.header = header
+        self._warn = warn
+        self.replay = Replay()
+        self.tally: Tally = Tally()  # spans
+        self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
+        logging.getLogger("opentelemetry.exporter").addHandler(self.tally)
+        spans = OTLPSpanExporter(endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT)
+        logs = OTLPLogExporter(endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT)
+        self.target = str(getattr(spans, "_endpoint", endpoint or "the collector"))
+        self._exporters = (spans, logs)
+        self.span_processor = BatchSpanProcessor(
+            CountedSpanExporter(spans, self.tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+        )
+        self.log_processor = BatchLogRecordProcessor(
+            CountedLogExporter(logs, self.log_tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+        )
+        self.tracer: SessionTracer | None = None
+        self.dropped_records = 0
+        self._info: dict[str, Any] = {}
+        self._held_messages: deque[Message] = deque(maxlen=MAX_HELD)  # stray text until the tracer exists
+        self._held_findings: deque[Finding] = deque(maxlen=MAX_HELD)
+        self._by_seq: dict[int, list[Finding]] = {}  # findings about pending exchanges' messages
+        self._emitted: set[int] = set()  # request seqs whose span is made
+        self._queue: deque[Batch | None] = deque()
+        self._queued = (0, 0)
+        self._ready = threading.Condition()
+        self._failed: BaseException | None = None
+        self._stop_at: float | None = None  # set by close: past it, what is still queued is dropped
+        self._thread = threading.Thread(target=self._run, name="mcpspy-otlp", daemon=True)
+        self._thread.start()
+
+    # --- the recording thread's side: queue, count, return
+
+    def __call__(self, batch: Batch) -> None:
+        records, size = batch_size(batch)
+        with self._ready:
+            queued_records, queued_bytes = self._queued
+            if queued_records + records > MAX_QUEUED_RECORDS or queued_bytes + size > MAX_QUEUED_BYTES:
+                self.dropped_records += records
+                return
+            self._queued = (queued_records + records, queued_bytes + size)
+            self._queue.append(batch)
+            self._ready.notify()
+
+    # --- the analysis thread
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._ready:
+                    while not self._queue:
+                        self._ready.wait()
+                    batch = self._queue.popleft()
+                    if batch is not None:
+                        records, size = batch_size(batch)
+                        self._queued = (self._queued[0] - records, self._queued[1] - size)
+                if batch is None:
+                    break
+                if self._stop_at is not None and time.monotonic() > self._stop_at:
+                    self.dropped_records += records  # closing, and still behind: the rest is not analysed
+                    continue
+                self._feed(batch)
+            self._handle(self.replay.conclude())
+            tracer = self._tracer()
+            analyzer = self.replay.analyzer
+            tracer.finish(self.replay.last_t, analyzer.era.value, analyzer.protocol_version)
+        except Exception as exc:  # the proxy must go on whatever the export does
+            self._failed = exc
+
+    def _feed(self, batch: Batch) -> None:
+        for done, record in enumerate(as_records(batch)):  # type: ignore[arg-type]  # Records pass as they are
+            events = self.replay.feed(record)
+            if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
+                events += self.replay.conclude()
+            self._handle(events)
+            if done % YIELD_EVERY == YIELD_EVERY - 1:
+                time.sleep(0)  # hand the GIL over: the proxy's threads need it back in well under 5 ms
+
+    def _handle(self, events: list[AnalysisEvent]) -> None:
+        updated = {id(e.exchange) for e in events if isinstance(e, ExchangeUpdated)}
+        for event in events:
+            if isinstance(event, MessageSeen):
+                self._seen(event.message)
+            elif isinstance(event, FindingRaised):
+                self._finding(event.finding, updated)
+        for event in events:
+            if isinstance(event, ExchangeUpdated) and event.exchange.state is not ExchangeState.PENDING:
+                self._completed(event.exchange)
+
+    def _seen(self, message: Message) -> None:
+        if not self._info and (info := server_info_of(message)) is not None:
+            self._info = info
+        if stray_text(message) is not None:
+            if self.tracer is None:
+                self._held_messages.append(message)
+            else:
+                self.tracer.stray_text(message)
+
+    def _finding(self, finding: Finding, updated: set[int]) -> None:
+        message = self.replay.analyzer.message(finding.seq)
+        exchange = message.exchange if message is not None else None
+        if (
+            exchange is not None
+            and exchange.request_seq not in self._emitted
+            and (exchange.state is ExchangeState.PENDING or id(exchange) in updated)
+        ):
+            self._by_seq.setdefault(finding.seq, []).append(finding)
+            return
+        if self.tracer is None:
+            self._held_findings.append(finding)
+        else:
+            self.tracer.session_finding(finding, self._time_of(finding.seq))
+
+    def _completed(self, exchange: Exchange) -> None:
+        if exchange.request_seq in self._emitted:
+            return  # a reply after its cancel: the span was made at the cancel
+        self._emitted.add(exchange.request_seq)
+        analyzer = self.replay.analyzer
+        request = analyzer.message(exchange.request_seq)
+        reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
+        findings = self._by_seq.pop(exchange.request_seq, [])
+        if exchange.reply_seq is not None:
+            findings += self._by_seq.pop(exchange.reply_seq, [])
+        times = {m.seq: m.t for m in (request, reply) if m is not None}
+        end = reply_or_end(exchange, analyzer, self.replay.last_t)
+        self._tracer().exchange(exchange, request, reply, end, findings, analyzer.protocol_version, times)
+
+    def _tracer(self) -> SessionTracer:
+        """Made at the first span, when the server has usually said its name (serverInfo)."""
+        if self.tracer is None:
+            from mcpspy.export.spans import SessionTracer, resource_for
+
+            resource = resource_for(self.header, self._info)
+            self.tracer = SessionTracer(self.header, resource, self.span_processor, self.log_processor)
+            for message in self._held_messages:
+                self.tracer.stray_text(message)
+            for finding in self._held_findings:
+                self.tracer.session_finding(finding, self._time_of(finding.seq))
+            self._held_messages.clear()
+            self._held_findings.clear()
+        return self.tracer
+
+    def _time_of(self, seq: int) -> float:
+        message = self.replay.analyzer.message(seq)
+        return message.t if message is not None else self.replay.last_t
+
+    # --- the end
+
+    def close(self) -> dict[str, int]:
+        """Finish the analysis, give a working collector FLUSH_WAIT to take the rest, say what was lost."""
+        self._stop_at = time.monotonic() + WORKER_WAIT
+        with self._ready:
+            self._queue.append(None)
+            self._ready.notify()
+        self._thread.join(WORKER_WAIT + 1.0)
+        self.tally.give_up_at = time.monotonic() + (0.0 if self.tally.failed else FLUSH_WAIT)
+        self.log_tally.give_up_at = self.tally.give_up_at
+        abort = threading.Timer(FLUSH_WAIT, self._abort_exports)
+        abort.daemon = True
+        abort.start()
+        try:
+            self.span_processor.shutdown()  # type: ignore[no-untyped-call]
+            self.log_processor.shutdown()  # type: ignore[no-untyped-call]
+        finally:
+            abort.cancel()
+            logging.getLogger("opentelemetry.exporter").removeHandler(self.tally)
+        figures = self.figures()
+        self._say_losses(figures)
+        return figures
+
+    def _abort_exports(self) -> None:
+        for exporter in self._exporters:
+            try:
+                exporter.shutdown()  # type: ignore[no-untyped-call]  # wakes an exporter waiting to retry
+            except Exception:
+                pass
+
+    def figures(self) -> dict[str, int]:
+        tracer = self.tracer
+        made = 0 if tracer is None else tracer.spans + 1  # and the session span
+        logs = 0 if tracer is None else tracer.logs
+        return {
+            "spans": made,
+            "sent": self.tally.sent,
+            "not_sent": max(0, made - self.tally.sent),
+            "log_records": logs,
+            "log_records_sent": self.log_tally.sent,
+            "records_dropped": self.dropped_records,
+        }
+
+    def _say_losses(self, figures: dict[str, int]) -> None:
+        lost = []
+        if figures["not_sent"]:
+            lost.append(f"{figures['not_sent']} of {figures['spans']} spans not sent")
+        if figures["records_dropped"]:
+            lost.append(f"{figures['records_dropped']} records not analysed (the export fell behind)")
+        if self._failed is not None:
+            lost.append(f"the export stopped: {self._failed}")
+        if lost:
+            reason = f" ({self.tally.reason})" if self.tally.reason else ""
+            self._warn(f"mcpspy: OTLP export to {self.target}: {'; '.join(lost)}{reason}")
+
+
+def open_otlp_sink(endpoint: str | None, header: Header, warn: Callable[[str], None]) -> OtlpSink | None:
+    """The live sink, or None (and one warning) when the extra is missing or the URL is unusable.
+
+    ``endpoint`` None or "": ``OTEL_EXPORTER_OTLP_ENDPOINT`` (else http://localhost:4318), as the SDK does.
+    """
+    problem = check_endpoint(endpoint)
+    if problem is None:
+        try:
+            require_sdk()
+            return OtlpSink(header, endpoint, warn)
+        except ImportError as exc:
+            problem = str(exc)
+    warn(f"mcpspy: --otlp-endpoint: {problem}; forwarding without it")
+    return None

@@ -1,0 +1,211 @@
+"""One session's analysis as OpenTelemetry spans and log records (the MCP semantic conventions).
+
+- One span per exchange, named ``{mcp.method.name} {target}`` (the tool or
+  prompt); kind CLIENT for a request the client sent, SERVER for one the
+  server sent (mcpspy sits at the client's edge); start and end are the
+  capture's times. Attributes as the conventions name them, plus
+  ``mcpspy.*`` ones; ``mcp.session.id`` is never set (it names the HTTP
+  header, and 2026-07-28 forbids it on stdio): ``mcpspy.session.id`` is.
+- A request whose ``params._meta`` carries ``traceparent`` (and
+  ``tracestate``) is a child of that trace; any other exchange is a child
+  of the session span, ``mcpspy session``, which covers the whole capture.
+- Each finding about an exchange's request or reply is a ``mcpspy.finding``
+  event on its span; a finding about anything else (a stray line, the
+  process, a reply to an unknown id, one raised after its span ended) is
+  an event on the session span.
+- Stray stdout text (a line, or text glued before a message) and stderr
+  lines are log records in the session span's trace.
+- The resource is the server: ``service.name`` from its serverInfo, else
+  the session's name.
+
+This module imports the SDK: import it only after ``otel.require_sdk()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry._logs import LogRecord, SeverityNumber
+from opentelemetry.context import Context
+from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+from mcpspy import __version__
+from mcpspy.analysis.model import Exchange, Finding, Kind, Message
+from mcpspy.capture.records import Header, Stream
+from mcpspy.export.exchanges import meta, outcome, parse_started, resource_uri, stray_text, target, text_field
+
+SESSION_SPAN = "mcpspy session"
+FINDING_EVENT = "mcpspy.finding"
+PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def resource_for(header: Header, info: dict[str, Any]) -> Resource:
+    attributes: dict[str, Any] = {
+        "service.name": text_field(info, "name") or header.name,
+        "service.instance.id": header.session,  # one server process is one session
+        "process.command_args": list(header.command),
+        "mcpspy.session.id": header.session,
+    }
+    if version := text_field(info, "version"):
+        attributes["service.version"] = version
+    return Resource.create(attributes)
+
+
+def remote_parent(request: Message | None) -> Context | None:
+    """The trace a request belongs to, from ``params._meta.traceparent``; None when absent or malformed."""
+    fields = meta(request)
+    carrier = {
+        key: value for key in ("traceparent", "tracestate") if isinstance(value := fields.get(key), str)
+    }
+    if "traceparent" not in carrier:
+        return None
+    context = PROPAGATOR.extract(carrier)
+    return context if trace.get_current_span(context).get_span_context().is_valid else None
+
+
+def finding_attributes(finding: Finding) -> dict[str, Any]:
+    return {
+        "mcpspy.rule.id": finding.id,
+        "mcpspy.finding.severity": finding.severity.label,
+        "mcpspy.capture.seq": finding.seq,
+        "mcpspy.finding.message": finding.message,
+    }
+
+
+class SessionTracer:
+    """Spans and log records of one session, handed to the processors given (export, or memory)."""
+
+    def __init__(
+        self,
+        header: Header,
+        resource: Resource,
+        span_processor: SpanProcessor,
+        log_processor: LogRecordProcessor,
+    ) -> None:
+        self.header = header
+        self.started_ns = int(parse_started(header.started).timestamp() * 1e6) * 1000
+        self.tracer_provider = TracerProvider(resource=resource, sampler=ALWAYS_ON, shutdown_on_exit=False)
+        self.tracer_provider.add_span_processor(span_processor)
+        self.logger_provider = LoggerProvider(resource=resource, shutdown_on_exit=False)
+        self.logger_provider.add_log_record_processor(log_processor)
+        self.tracer = self.tracer_provider.get_tracer("mcpspy", __version__)
+        self.logger = self.logger_provider.get_logger("mcpspy", __version__)
+        self.session_span = self.tracer.start_span(
+            SESSION_SPAN,
+            kind=SpanKind.INTERNAL,
+            start_time=self.started_ns,
+            attributes={"mcpspy.session.id": header.session, "network.transport": "pipe"},
+        )
+        self.session_context = trace.set_span_in_context(self.session_span)
+        self.spans = 0  # exchange spans made
+        self.logs = 0  # log records made
+
+    def ns(self, t: float) -> int:
+        return self.started_ns + round(t * 1e9)
+
+    def exchange(
+        self,
+        exchange: Exchange,
+        request: Message | None,
+        reply: Message | None,
+        end_t: float,
+        findings: Iterable[Finding],
+        protocol_version: str | None,
+        times: dict[int, float],
+    ) -> None:
+        """One finished exchange as a span; ``times`` gives each finding's time by seq."""
+        name_target = target(exchange, request)
+        result = outcome(exchange, reply)
+        attributes: dict[str, Any] = {
+            "mcp.method.name": exchange.method,
+            "network.transport": "pipe",
+            "mcpspy.session.id": self.header.session,
+            "mcpspy.exchange.state": result.state,
+            "mcpspy.capture.seq": exchange.request_seq,
+        }
+        if exchange.id is not None:
+            attributes["jsonrpc.request.id"] = str(exchange.id)
+        if version := exchange.version or protocol_version:
+            attributes["mcp.protocol.version"] = version
+        if name_target is not None:
+            key = "gen_ai.tool.name" if exchange.method == "tools/call" else "gen_ai.prompt.name"
+            attributes[key] = name_target
+        if exchange.method == "tools/call":
+            attributes["gen_ai.operation.name"] = "execute_tool"
+        if uri := resource_uri(exchange, request):
+            attributes["mcp.resource.uri"] = uri
+        if exchange.out_of_order:
+            attributes["mcpspy.exchange.out_of_order"] = True
+        error_type, description = None, None
+        if result.error_code is not None:
+            error_type = str(result.error_code)
+            attributes["rpc.response.status_code"] = error_type
+            description = result.error_message
+        elif reply is not None and reply.kind is Kind.ERROR_RESPONSE:
+            error_type, description = "_OTHER", result.error_message
+        elif result.tool_error:
+            error_type = "tool_error"
+        elif result.state in ("unanswered", "cancelled"):
+            error_type = result.state
+        if error_type is not None:
+            attributes["error.type"] = error_type
+        parent = remote_parent(request)
+        span = self.tracer.start_span(
+            f"{exchange.method} {name_target}" if name_target else exchange.method,
+            context=parent or self.session_context,
+            kind=SpanKind.CLIENT if exchange.stream is Stream.C2S else SpanKind.SERVER,
+            attributes=attributes,
+            links=[Link(self.session_span.get_span_context())] if parent is not None else (),
+            start_time=self.ns(exchange.sent_t),
+        )
+        for finding in findings:
+            t = times.get(finding.seq, exchange.sent_t)
+            span.add_event(FINDING_EVENT, finding_attributes(finding), timestamp=self.ns(t))
+        if error_type is not None:
+            span.set_status(Status(StatusCode.ERROR, description))
+        span.end(end_time=self.ns(max(end_t, exchange.sent_t)))
+        self.spans += 1
+
+    def session_finding(self, finding: Finding, t: float) -> None:
+        self.session_span.add_event(FINDING_EVENT, finding_attributes(finding), timestamp=self.ns(t))
+
+    def stray_text(self, message: Message) -> None:
+        """A log record for what is not protocol: a stderr line (INFO), stray stdout text (WARN)."""
+        data = stray_text(message)
+        if data is None:
+            return
+        if message.kind is Kind.STDERR:
+            severity, iostream = SeverityNumber.INFO, "stderr"
+        else:
+            severity, iostream = SeverityNumber.WARN, "stdout"
+        self.logs += 1
+        self.logger.emit(
+            LogRecord(
+                timestamp=self.ns(message.t),
+                observed_timestamp=self.ns(message.t),
+                context=self.session_context,
+                severity_number=severity,
+                severity_text=severity.name,
+                body=data.decode("utf-8", "backslashreplace"),
+                attributes={
+                    "log.iostream": iostream,
+                    "mcpspy.capture.seq": message.seq,
+                    "mcpspy.message.kind": message.kind.value,
+                    "mcpspy.session.id": self.header.session,
+                },
+            )
+        )
+
+    def finish(self, end_t: float, era: str, protocol_version: str | None) -> None:
+        """End the session span, then hand everything still held to the processors."""
+        self.session_span.set_attribute("mcpspy.era", era)
+        if protocol_version:
+            self.session_span.set_attribute("mcp.protocol.version", protocol_version)
+        self.session_span.end(end_time=self.ns(end_t))

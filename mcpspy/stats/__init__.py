@@ -1,0 +1,1 @@
+"""`mcpspy stats`: figures across many sessions, and the per-capture cache they are kept in."""

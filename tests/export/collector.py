@@ -1,0 +1,133 @@
+"""A real OTLP/HTTP receiver for tests: http.server on a thread, decoding the protobuf bodies.
+
+It answers as a collector does (200 with an empty Export*ServiceResponse) and
+keeps every span and log record it was sent, decoded with opentelemetry-proto.
+"""
+
+from __future__ import annotations
+
+import gzip
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+
+def plain(value: AnyValue) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return [plain(v) for v in value.array_value.values]
+    return getattr(value, kind) if kind else None
+
+
+def attributes(items: Any) -> dict[str, Any]:
+    return {kv.key: plain(kv.value) for kv in items}
+
+
+@dataclass
+class Received:
+    spans: list[Any] = field(default_factory=list)  # (resource attributes, span) pairs
+    logs: list[Any] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    requests: int = 0
+
+    def span_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": span.name,
+                "kind": span.kind,
+                "trace_id": span.trace_id.hex(),
+                "span_id": span.span_id.hex(),
+                "parent": span.parent_span_id.hex(),
+                "start": span.start_time_unix_nano,
+                "end": span.end_time_unix_nano,
+                "attributes": attributes(span.attributes),
+                "events": [(e.name, attributes(e.attributes)) for e in span.events],
+                "status": (span.status.code, span.status.message),
+                "links": [link.span_id.hex() for link in span.links],
+                "resource": resource,
+            }
+            for resource, span in self.spans
+        ]
+
+
+class Collector(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.received = Received()
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Collector
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep the test output clean
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        received = self.server.received
+        with self.server.lock:
+            received.requests += 1
+            received.headers.append(dict(self.headers))
+            if self.path == "/v1/traces":
+                request = ExportTraceServiceRequest.FromString(body)
+                for rs in request.resource_spans:
+                    for ss in rs.scope_spans:
+                        received.spans += [(attributes(rs.resource.attributes), s) for s in ss.spans]
+                reply = ExportTraceServiceResponse().SerializeToString()
+            elif self.path == "/v1/logs":
+                request_logs = ExportLogsServiceRequest.FromString(body)
+                for rl in request_logs.resource_logs:
+                    for sl in rl.scope_logs:
+                        received.logs += list(sl.log_records)
+                reply = ExportLogsServiceResponse().SerializeToString()
+            else:
+                self.send_response(404)
+                self.end_headers()
+                return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+
+@contextmanager
+def running_collector() -> Iterator[Collector]:
+    server = Collector()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -1,0 +1,44 @@
+"""The export and stats benchmarks run end to end on small inputs and give every figure (no timing checked)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from tests.conftest import REPO
+from tests.export.browser import chromium
+
+
+def bench(script: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_otlp_overhead() -> None:
+    result = bench("otlp_overhead.py", "--records", "2000")
+    assert result["no_sink"]["us_per_record"] > 0
+    assert result["live_collector"]["spans_received"] == result["live_collector"]["sent"] > 0
+    assert result["dead_collector"]["sent"] == 0 and result["dead_collector"]["warnings"] == 1
+
+
+def test_stats_speed() -> None:
+    result = bench("stats_speed.py", "--sessions", "5", "--exchanges", "3")
+    assert result["sessions"] == 5
+    assert all(result[k] > 0 for k in ("stats_cold_s", "stats_cached_s", "sessions_s"))
+
+
+def test_html_open() -> None:
+    result = bench("html_open.py", "--messages", "200", "--runs", "1")
+    if chromium() is None:
+        assert "skipped" in result
+    else:
+        assert result["open_ms_median"] > 0 and result["html_bytes"] > 0

@@ -1,0 +1,124 @@
+"""The live OTLP sink: fed a real recorded session, and fed 100,000 records with the collector gone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.records import Header, LineBatch, Record
+from mcpspy.export.otlp_live import OtlpSink, open_otlp_sink
+from mcpspy.replay_policy import analyze_capture
+from tests.conftest import REPO
+from tests.export.collector import closed_port, running_collector
+from tests.export.synthetic import big_capture
+
+PY_CLIENT = [sys.executable, str(REPO / "tests" / "clients" / "py_client.py")]
+PY_SERVER = [sys.executable, str(REPO / "tests" / "clients" / "servers" / "py_server.py")]
+
+
+def recorded_sdk_session(tmp_path: Path) -> Path:
+    """The real Python SDK client calling `add` on the real SDK server, through the real proxy."""
+    capture = tmp_path / "sdk.jsonl"
+    proxy = [sys.executable, "-m", "mcpspy", "--capture", str(capture), "--"]
+    done = subprocess.run(
+        [*PY_CLIENT, "add", '{"a": 2, "b": 3}', "--", *proxy, *PY_SERVER],
+        capture_output=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return capture
+
+
+def feed(sink: OtlpSink, records: list[Record], batch: int) -> float:
+    """Hand the records in as the proxy would, ``batch`` at a time; the seconds the hand-ins took."""
+    start = time.perf_counter()
+    for i in range(0, len(records), batch):
+        sink(records[i : i + batch])
+    return time.perf_counter() - start
+
+
+def test_a_real_session_gives_one_span_per_exchange(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = recorded_sdk_session(tmp_path)
+    capture, analyzer = analyze_capture(path)
+    warnings: list[str] = []
+    with running_collector() as collector:
+        sink = open_otlp_sink(collector.url, capture.header, warnings.append)
+        assert sink is not None
+        feed(sink, capture.records, batch=2)
+        figures = sink.close()
+        spans = collector.received.span_dicts()
+    assert warnings == [] and figures["not_sent"] == 0 and figures["records_dropped"] == 0
+    exchange_spans = [s for s in spans if "mcp.method.name" in s["attributes"]]
+    assert sorted(s["attributes"]["mcp.method.name"] for s in exchange_spans) == sorted(
+        ex.method for ex in analyzer.exchanges
+    )
+    assert {"initialize", "tools/list", "tools/call"} <= {
+        s["attributes"]["mcp.method.name"] for s in exchange_spans
+    }
+    call = next(s for s in exchange_spans if s["attributes"]["mcp.method.name"] == "tools/call")
+    assert call["name"] == "tools/call add"
+    assert call["attributes"]["gen_ai.tool.name"] == "add"
+    assert call["attributes"]["gen_ai.operation.name"] == "execute_tool"
+    assert call["attributes"]["mcp.protocol.version"] == analyzer.protocol_version  # the negotiated one
+    assert call["resource"]["service.name"] == "mcpspy-test"  # the server's serverInfo name
+    assert call["end"] > call["start"]
+    assert capfd.readouterr().err == ""  # nothing of the SDK's on stderr (the client's log)
+
+
+def test_the_sink_keeps_up_with_the_collector_down(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    capture = read_capture(big_capture(tmp_path / "big.jsonl", 100_000))
+    records = capture.records
+    assert len(records) > 100_000
+    warnings: list[str] = []
+    sink = open_otlp_sink(f"http://127.0.0.1:{closed_port()}", capture.header, warnings.append)
+    assert sink is not None
+    fed_in = feed(sink, records, batch=1)
+    per_record_us = fed_in / len(records) * 1e6
+    assert per_record_us < 100, f"{per_record_us:.1f} us a record: the hand-in must not wait"
+    start = time.perf_counter()
+    figures = sink.close()
+    closing = time.perf_counter() - start
+    assert closing < 12, closing
+    assert len(warnings) == 1, warnings
+    assert figures["sent"] == 0
+    assert figures["not_sent"] == figures["spans"] > 0 and figures["log_records_sent"] == 0
+    lost = figures["not_sent"]
+    assert f"{lost} of {lost} spans not sent" in warnings[0]
+    if figures["records_dropped"]:
+        assert f"{figures['records_dropped']} records not analysed" in warnings[0]
+    assert capfd.readouterr().err == ""
+
+
+def test_batches_as_the_proxy_hands_them_in(tmp_path: Path) -> None:
+    """The recorder's LineBatch runs are taken as they are, and everything arrives."""
+    capture = read_capture(big_capture(tmp_path / "small.jsonl", 200))
+    batches: list[list[LineBatch | Record]] = []
+    for record in capture.records:
+        if hasattr(record, "data"):
+            batches.append([LineBatch(record.seq, record.t, record.stream, (record.data,))])
+        else:
+            batches.append([record])
+    with running_collector() as collector:
+        sink = open_otlp_sink(collector.url, capture.header, pytest.fail)
+        assert sink is not None
+        for batch in batches:
+            sink(batch)
+        figures = sink.close()
+        spans = collector.received.span_dicts()
+    assert figures["not_sent"] == 0
+    assert len([s for s in spans if s["name"].startswith("tools/call")]) == 100
+
+
+def test_unusable_endpoint_is_one_warning_and_no_sink() -> None:
+    warnings: list[str] = []
+    header = Header("1.0", "s", "2026-12-01T10:00:00.000Z", ("x",), "x", "/", "0.1.0", 1)
+    assert open_otlp_sink("localhost:4318", header, warnings.append) is None
+    assert len(warnings) == 1 and "not an http(s) URL" in warnings[0]
