@@ -15,10 +15,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
 from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
 from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
 from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 
@@ -66,7 +68,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_tui and not on_a_terminal():
         print(f"mcpspy demo: {NOT_A_TERMINAL}; or `mcpspy demo --no-tui`", file=sys.stderr)
         return EXIT_UNREADABLE
-    path = capture_path(args.home)
+    try:
+        path = capture_path(args.home)
+    except (CaptureRefused, OSError) as exc:
+        print(f"mcpspy demo: {visible_line(str(exc))}", file=sys.stderr)
+        return EXIT_UNREADABLE
     where = ["--capture", str(path)]
     if not args.no_tui:
         return _open_tui(path)

@@ -97,7 +97,7 @@ def open_log_sink(
     if target == "-":
         return LogSink(write_stderr or (lambda data: write_all(2, data)), warn, show_stderr=False)
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
         return lambda records: None
