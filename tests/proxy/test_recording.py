@@ -14,7 +14,8 @@ from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
-from mcpspy.proxy.recording import Recording, SinkThread
+from mcpspy.proxy.recording import Recording
+from mcpspy.proxy.session import SinkThread
 from tests.conftest import replay
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
