@@ -99,13 +99,15 @@ class Recording:
                 if not self._writing:
                     self._writing = True
                     self._recorder.finish(t)
-                    due = self._take_due()
+                    due = self._recorder.take_due()
                     break
             if time.monotonic() > deadline:
                 return
             time.sleep(FINISH_POLL)  # once a session: a condition would cost every writer a notify
         try:
-            self._write_batch(due)
+            self.capture.write_recorded(due)
+            for observer in self._observers:
+                observer(due)
         finally:
             self.capture.close()
 
@@ -115,32 +117,24 @@ class Recording:
             if self._recorder.due_count <= BACKLOG:
                 return []  # the writer takes these next
             self._room.wait()
-        due = self._take_due()
-        self._writing = bool(due)
-        return due
-
-    def _take_due(self) -> list[Recorded]:
-        """Under the lock, for the writer: what is due, in order."""
         due = self._recorder.take_due()
-        if len(due) > BACKLOG:  # only then can a hand-in be waiting for room
-            self._room.notify_all()
+        self._writing = bool(due)
         return due
 
     def _write(self, due: list[Recorded]) -> None:
         """As the writer: write ``due``, then what was released meanwhile, until nothing is due."""
         try:
             while due:
-                self._write_batch(due)
+                self.capture.write_recorded(due)
+                for observer in self._observers:
+                    observer(due)
                 with self._lock:
-                    due = self._take_due()
+                    due = self._recorder.take_due()
+                    if len(due) > BACKLOG:  # only a take this big can leave a hand-in waiting for room
+                        self._room.notify_all()
                     self._writing = bool(due)
         except BaseException:
             with self._lock:
                 self._writing = False
                 self._room.notify_all()
             raise
-
-    def _write_batch(self, due: list[Recorded]) -> None:
-        self.capture.write_recorded(due)
-        for observer in self._observers:
-            observer(due)
