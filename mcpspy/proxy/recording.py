@@ -14,11 +14,13 @@ them (the trio thread, or a pump). Every hand-in takes one path:
    more than ``BACKLOG`` records are due, for the writer to take them: memory
    stays bounded and nothing goes unrecorded).
 
-Only the writer takes records, and it writes each take before the next, so
-the capture is in release order, which is ticket order. A record is written
-as soon as every earlier ticket is in, by a thread already awake: a follower
-sees a message within a write, with no timer and nothing woken for it. A pump
-waits on the disk only while it is the writer, on nothing else.
+Only the writer takes what is due, and it writes each take before the next,
+so the capture is in release order, which is ticket order. A writer that
+fails gives the role up and leaves what is due to the next hand-in; at the
+end, ``finish`` becomes the last writer and keeps the role. A record is
+written as soon as every earlier ticket is in, by a thread already awake: a
+follower sees a message within a write, with no timer and nothing woken for
+it. A pump waits on the disk only while it is the writer.
 """
 
 from __future__ import annotations
