@@ -77,6 +77,8 @@ def run(config: ProxyConfig) -> int:
 
 
 class Proxy:
+    """The trio side of one run: the server process, the pumps' tasks, signals and timers."""
+
     def __init__(self, config: ProxyConfig, recording: Recording, stderr: SharedStderr) -> None:
         self.config = config
         self.recording = recording

@@ -22,6 +22,8 @@ from mcpspy.proxy.stderr import SharedStderr
 
 @dataclass(frozen=True)
 class ProxyConfig:
+    """What the command line asked of the proxy."""
+
     command: tuple[str, ...]
     capture: str | None = None
     home: str | None = None
