@@ -174,6 +174,14 @@ def proxy_parser() -> argparse.ArgumentParser:
         help="one line per message as it passes, to FILE or (with no FILE, or -) to stderr",
     )
     p.add_argument(
+        "--otlp-endpoint",
+        nargs="?",
+        const="",
+        metavar="URL",
+        help="send each exchange to an OTLP/HTTP collector as it completes "
+        "(no URL: $OTEL_EXPORTER_OTLP_ENDPOINT; needs mcpspy[otel])",
+    )
+    p.add_argument(
         "-v", "--verbose", action="store_true", help="say what mcpspy does on stderr (off by default)"
     )
     return p
@@ -280,6 +288,7 @@ def run_proxy_cli(argv: list[str]) -> int:
             log=args.log,
             verbose=args.verbose,
             redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
+            otlp_endpoint=args.otlp_endpoint,
             retention=retention,
         )
     )

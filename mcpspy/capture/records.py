@@ -9,14 +9,12 @@ from dataclasses import dataclass, field
 from mcpspy.wire.splitter import LineData, line_bytes
 
 
-class Stream(enum.Enum):
-    """Which pipe a line travelled on."""
+class Stream(enum.StrEnum):
+    """Which pipe a line travelled on, by the name a capture gives it."""
 
     C2S = "c2s"  # client -> server: the server's stdin
     S2C = "s2c"  # server -> client: the server's stdout
     ERR = "err"  # the server's stderr
-
-    __hash__ = object.__hash__  # members are singletons; Enum's own hash runs Python code
 
     @property
     def arrow(self) -> str:
@@ -51,7 +49,7 @@ class Header:
     pid: int
 
 
-@dataclass(slots=True)  # not frozen: a reader makes one a line, where a frozen init costs 2 us
+@dataclass(frozen=True, slots=True)
 class LineRecord:
     """One line seen on one stream, without its newline."""
 
@@ -84,7 +82,7 @@ class LifecycleRecord:
 Record = LineRecord | LifecycleRecord
 
 
-@dataclass(slots=True)  # not frozen: made once a chunk, where a frozen init costs
+@dataclass(slots=True)  # not frozen: made once a chunk recorded, where frozen costs 25% more (callgrind)
 class LineBatch:
     """The line records one chunk completed: one stream, one time, seqs from ``first_seq`` on.
 

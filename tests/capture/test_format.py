@@ -18,8 +18,7 @@ from mcpspy.capture.format import (
     encode_record,
 )
 from mcpspy.capture.reader import CaptureReader, read_capture
-from mcpspy.capture.recorder import Recorder
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, LineRecord, Stream, as_records
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, LineRecord, Stream
 from mcpspy.wire.splitter import LongLine
 
 HEADER = Header("1.0", "s1", "2026-12-02T19:30:00.000Z", ("node", "server.js"), "server", "/", "0.1.0", 42)
@@ -173,34 +172,3 @@ def test_reader_follows_a_growing_file_and_holds_a_torn_line(tmp_path: Path) -> 
     capture = read_capture(path)
     assert [r.seq for r in capture.records] == [1]
     assert "truncated" in capture.problems[0]
-
-
-def test_recorder_numbers_by_read_order_not_hand_in_order() -> None:
-    """A request read first keeps the lower seq even if its pump hands it in last."""
-    recorder = Recorder()
-    request = recorder.ticket()
-    reply = recorder.ticket()
-    assert recorder.hand_in(reply, Stream.S2C, 0.2, b'{"id":1,"result":{}}\n') == []
-    records = as_records(recorder.hand_in(request, Stream.C2S, 0.1, b'{"id":1,"method":"x"}\n'))
-    assert [(r.seq, r.stream) for r in records if isinstance(r, LineRecord)] == [
-        (1, Stream.C2S),
-        (2, Stream.S2C),
-    ]
-
-
-def test_recorder_joins_lines_across_chunks_per_stream() -> None:
-    recorder = Recorder()
-    recorded = []
-    for stream, data in (
-        (Stream.S2C, b"rea"),
-        (Stream.ERR, b"log\n"),
-        (Stream.S2C, b"dy\n{"),
-        (Stream.S2C, b""),
-    ):
-        recorded += recorder.hand_in(recorder.ticket(), stream, 0.0, data)  # b"": end of stream
-    out = [(r.stream, r.data, r.terminated) for r in as_records(recorded) if isinstance(r, LineRecord)]
-    assert out == [
-        (Stream.ERR, b"log", True),
-        (Stream.S2C, b"ready", True),
-        (Stream.S2C, b"{", False),
-    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
-from mcpspy.proxy.recording import Recording, SinkThread
+from mcpspy.proxy.recording import Recording
+from mcpspy.proxy.session import SinkThread
 from tests.conftest import replay
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
@@ -39,7 +41,13 @@ def test_threads_handing_in_out_of_order_give_the_read_order(tmp_path: Path) -> 
                 time.sleep(0.0005)  # another thread's later ticket gets in first
             recording.chunk(ticket, stream, t, b"%s %d %d\n" % (name, ticket, i))
 
+    def signals() -> None:  # the trio thread's lifecycle events, meanwhile
+        for i in range(per_thread // 10):
+            recording.event(Event.SIGNAL_FORWARDED, signal=f"S{i}")
+            time.sleep(0.0002)
+
     threads = [threading.Thread(target=pump, args=(s, s.value.encode())) for s in Stream]
+    threads.append(threading.Thread(target=signals))
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -52,8 +60,14 @@ def test_threads_handing_in_out_of_order_give_the_read_order(tmp_path: Path) -> 
     assert [r.seq for r in records] == list(range(1, len(records) + 1))
     tickets = [int(r.data.split()[1]) for r in lines]
     assert tickets == sorted(tickets)  # seq order is stamp order
-    times = [r.t for r in lines]
-    assert times == sorted(times)
+    times = [r.t for r in records]
+    assert times == sorted(times)  # lines and events alike
+    forwarded = [
+        r.details["signal"]
+        for r in records
+        if isinstance(r, LifecycleRecord) and r.event is Event.SIGNAL_FORWARDED
+    ]
+    assert forwarded == [f"S{i}" for i in range(per_thread // 10)]
     for stream in Stream:  # and every stream's own lines stay in their order
         mine = [int(r.data.split()[2]) for r in lines if r.stream is stream]
         assert mine == list(range(per_thread))
@@ -151,6 +165,112 @@ def test_finish_flushes_partial_lines_and_tickets_never_handed_in(tmp_path: Path
     recording.finish()
     lines = [(r.data, r.terminated) for r in read_capture(path).records if isinstance(r, LineRecord)]
     assert lines == [(b"held behind", True), (b"partial", False)]
+
+
+def hold_first_write(
+    recording: Recording, monkeypatch: pytest.MonkeyPatch
+) -> tuple[threading.Event, threading.Event]:
+    """The first write blocks until released: (it has started, release it)."""
+    started, release = threading.Event(), threading.Event()
+    real_write = recording.capture.write_recorded
+
+    def write(recorded: Sequence[Recorded]) -> None:
+        if not started.is_set():
+            started.set()
+            assert release.wait(10)
+        real_write(recorded)
+
+    monkeypatch.setattr(recording.capture, "write_recorded", write)
+    return started, release
+
+
+def hand_in(recording: Recording, stream: Stream, data: bytes) -> None:
+    ticket, t = recording.stamp()
+    recording.chunk(ticket, stream, t, data)
+
+
+def capture_lines(path: Path) -> list[bytes]:
+    return [r.data for r in read_capture(path).records if isinstance(r, LineRecord)]
+
+
+def test_a_writer_that_fails_leaves_what_was_queued_to_the_next_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    started, release = threading.Event(), threading.Event()
+    real_write = recording.capture.write_recorded
+
+    def failing_once(recorded: Sequence[Recorded]) -> None:
+        if not started.is_set():
+            started.set()
+            assert release.wait(10)
+            raise RuntimeError("an observer or a write gave up")
+        real_write(recorded)
+
+    monkeypatch.setattr(recording.capture, "write_recorded", failing_once)
+    failures: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            hand_in(recording, Stream.C2S, b"lost with the failed write\n")
+        except RuntimeError as exc:
+            failures.append(exc)
+
+    writer = threading.Thread(target=first)
+    writer.start()
+    assert started.wait(10)
+    hand_in(recording, Stream.S2C, b"queued 1\n")  # left to the writer
+    hand_in(recording, Stream.S2C, b"queued 2\n")
+    release.set()
+    writer.join(10)
+    assert len(failures) == 1
+    hand_in(recording, Stream.C2S, b"after\n")  # nobody writes: this thread writes, oldest first
+    assert capture_lines(path) == [b"queued 1", b"queued 2", b"after"]
+    recording.finish()
+
+
+def test_finish_waits_for_the_writer_then_writes_the_rest_and_nothing_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    started, release = hold_first_write(recording, monkeypatch)
+    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"one\n"))
+    writer.start()
+    assert started.wait(10)
+    hand_in(recording, Stream.S2C, b"two\npartial")
+    finisher = threading.Thread(target=recording.finish)
+    finisher.start()
+    finisher.join(0.2)
+    assert finisher.is_alive()  # the writer is still at work
+    release.set()
+    finisher.join(10)
+    writer.join(10)
+    assert not finisher.is_alive() and not writer.is_alive()
+    written = path.read_bytes()
+    hand_in(recording, Stream.C2S, b"a pump still running after the end\n")
+    assert path.read_bytes() == written
+    assert capture_lines(path) == [b"one", b"two", b"partial"]
+
+
+def test_finish_leaves_a_stuck_writer_the_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past FINISH_WAIT, finish gives up rather than write beside it or close the file under it."""
+    monkeypatch.setattr(recording_module, "FINISH_WAIT", 0.1)
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    started, release = hold_first_write(recording, monkeypatch)
+    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"slow\n"))
+    writer.start()
+    assert started.wait(10)
+    hand_in(recording, Stream.S2C, b"queued\n")
+    begun = time.monotonic()
+    recording.finish()
+    assert 0.1 <= time.monotonic() - begun < 5
+    assert capture_lines(path) == []
+    release.set()
+    writer.join(10)
+    assert capture_lines(path) == [b"slow", b"queued"]  # still its to write, and the file still open
 
 
 def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -> None:

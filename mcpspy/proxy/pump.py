@@ -1,0 +1,80 @@
+"""A pump: one stream's copy loop, a blocking loop on a worker thread.
+
+    read -> stamp -> forward -> yield -> record
+
+The stamp (the chunk's place in the record order, and its time) comes the
+moment the chunk is read, before it is forwarded: with the pumps running
+concurrently, a fast server's reply could otherwise be numbered before the
+request that caused it. The recording comes after the forward, and after the
+peer the forward woke has had the CPU, so the capture's work stays off the
+forwarding path. Blocking ``read``/``write`` on a thread of its own: the
+kernel wakes a blocked reader the moment bytes land, which no event loop hop
+can beat.
+
+Speed policy. Code that runs once a chunk is hot: this loop,
+``recording.py``, ``capture/recorder.py``, ``wire/splitter.py``, ``fdio.py``'s
+read and write, and the capture's encoder and writer. Only there may code
+trade plainness for speed, and each trade says why beside it, with its
+measurement: today the yield below, the stamp's lock taken without ``with``,
+and ``LineBatch`` (kept with the records, made only by the recorder) left
+unfrozen. Everywhere else the plain way is the way.
+The yardstick is a bare forwarder in the same run (BENCHMARKS.md): mcpspy's
+added latency is to stay within 1.5x the bare forwarder's, about 70 us a
+round trip of two chunks on the 2-CPU reference machine, and recording a
+chunk costs 10-20 us of CPU, so a microsecond a chunk is worth measuring. On
+a loaded machine, count instructions rather than time them (callgrind over a
+loop of ``Recording.stamp`` and ``Recording.chunk``): one chunk that is one
+line costs about 32,000.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import trio
+
+from mcpspy.capture.records import Stream
+from mcpspy.proxy.fdio import close_quietly, read_chunk
+from mcpspy.proxy.recording import Recording
+
+
+@dataclass(frozen=True)
+class Pump:
+    """Copy ``source`` on through ``forward`` until end of stream, recording every chunk."""
+
+    stream: Stream
+    source: int  # read to its end, then closed
+    forward: Callable[[bytes], None]  # raises OSError when the reader is gone
+    on_forward_error: Callable[[OSError], None] | None = None  # then the pump goes on, recording only
+    closes: int | None = None  # a destination fd the pump owns, closed at the end (the server's stdin)
+
+    async def run(self, recording: Recording) -> None:
+        """Until end of stream. Cancelled, the thread is abandoned with its fds, not waited for."""
+        await trio.to_thread.run_sync(self.run_blocking, recording, abandon_on_cancel=True)
+
+    def run_blocking(self, recording: Recording) -> None:
+        forwarding = True
+        try:
+            while True:
+                data = read_chunk(self.source)
+                ticket, t = recording.stamp()
+                if data and forwarding:
+                    try:
+                        self.forward(data)
+                    except OSError as exc:
+                        forwarding = False
+                        if self.on_forward_error is not None:
+                            self.on_forward_error(exc)
+                    # A write to a pipe wakes its reader on this CPU, expecting the writer to sleep
+                    # next; this one records first. Yielding lets the woken peer run now instead of
+                    # after the recording (added latency 1.56x -> 1.26x of a bare forwarder's).
+                    os.sched_yield()
+                recording.chunk(ticket, self.stream, t, data)
+                if not data:
+                    return
+        finally:
+            close_quietly(self.source)
+            if self.closes is not None:
+                close_quietly(self.closes)

@@ -1,0 +1,148 @@
+"""What one proxy run records to: the capture, and the ``--log`` sink beside it."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcpspy import __version__
+from mcpspy.capture.format import FORMAT_VERSION
+from mcpspy.capture.records import Header, Record, Recorded, as_records
+from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
+from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
+from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
+from mcpspy.capture.writer import CaptureWriter
+from mcpspy.proxy.recording import BACKLOG, FINISH_WAIT, Recording
+from mcpspy.proxy.stderr import SharedStderr
+
+if TYPE_CHECKING:
+    from mcpspy.export.otlp_live import OtlpSink
+
+
+@dataclass(frozen=True)
+class ProxyConfig:
+    """What the command line asked of the proxy."""
+
+    command: tuple[str, ...]
+    capture: str | None = None
+    capture_overwrite: bool = False
+    home: str | None = None
+    name: str | None = None
+    exit_grace: float = 5.0
+    log: str | None = None
+    verbose: bool = False
+    redaction: RedactionPolicy = DEFAULT_POLICY
+    retention: RetentionPolicy = DEFAULT
+    otlp_endpoint: str | None = None  # "": from OTEL_EXPORTER_OTLP_ENDPOINT
+
+
+def capture_path(config: ProxyConfig, started: datetime, name: str) -> tuple[Path, bool]:
+    """Where the capture goes, and whether that is our private sessions directory."""
+    if config.capture:
+        return Path(config.capture).expanduser(), False
+    directory = Path(config.home).expanduser() if config.home else default_sessions_dir()
+    return directory / session_file_name(started, name, os.getpid()), True
+
+
+class Session:
+    """Opened before the server starts, finished after it exits: every record goes through here.
+
+    Raises CaptureRefused when the capture's place is unsafe (a symlink, an existing
+    file, a sessions directory others can write): the server is then never started.
+    """
+
+    def __init__(self, config: ProxyConfig, stderr: SharedStderr) -> None:
+        started = datetime.now(UTC)
+        t0 = time.monotonic()
+        name = config.name or server_name(config.command)
+        path, private = capture_path(config, started, name)
+        header = Header(
+            format=FORMAT_VERSION,
+            session=path.stem if private else f"{started:%Y%m%dT%H%M%S}-{os.getpid()}",
+            started=started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            command=config.command,
+            name=name,
+            cwd=os.getcwd(),
+            mcpspy=__version__,
+            pid=os.getpid(),
+        )
+        capture = CaptureWriter(path, on_failure=stderr.warn, redaction=config.redaction)
+        capture.open(header, private_dir=private, overwrite=config.capture_overwrite)
+        if private and not capture.failed and (pruned := prune_at_start(path.parent, config.retention)):
+            stderr.say(pruned)
+        self._stderr = stderr
+        self.recording = Recording(capture, t0)
+        self._log: SinkThread | None = None
+        if config.log is not None:
+            self._log = SinkThread(_open_log(config.log, stderr))
+            self.recording.observe(self._log)
+        self._otlp: OtlpSink | None = None
+        if config.otlp_endpoint is not None:
+            from mcpspy.export.otlp_live import open_otlp_sink  # OpenTelemetry: only when asked for
+
+            self._otlp = open_otlp_sink(config.otlp_endpoint, header, stderr.warn)
+            if self._otlp is not None:
+                self.recording.observe(self._otlp)
+        stderr.say(f"capture: {path}")
+
+    def finish(self) -> None:
+        """Write everything still held and close the capture; let the log and the export catch up."""
+        self.recording.finish()
+        if self._log is not None:
+            self._log.close()
+        if self._otlp is not None:
+            self._stderr.say(f"otlp: {self._otlp.close()}")
+
+
+def _open_log(target: str, stderr: SharedStderr) -> Callable[[list[Record]], None]:
+    from mcpspy.proxy.log import open_log_sink  # the analysis: imported only when asked for
+
+    sink: Callable[[list[Record]], None] = open_log_sink(target, stderr.warn, stderr.write_own)
+    return sink
+
+
+class SinkThread:
+    """A slow sink (the --log analysis) on its own thread, fed the written batches in order.
+
+    Past ``limit`` batches queued, the writer feeding it waits: memory stays bounded.
+    """
+
+    def __init__(self, sink: Callable[[list[Record]], None], limit: int = BACKLOG) -> None:
+        self._sink = sink
+        self._limit = limit
+        self._queue: deque[Sequence[Recorded] | None] = deque()
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="mcpspy-sink", daemon=True)
+        self._thread.start()
+
+    def __call__(self, recorded: Sequence[Recorded]) -> None:
+        with self._ready:
+            while len(self._queue) > self._limit and self._thread.is_alive():
+                self._ready.wait(0.1)
+            self._queue.append(recorded)
+            self._ready.notify_all()
+
+    def close(self, timeout: float = FINISH_WAIT) -> None:
+        """Let the sink take in everything queued, then stop its thread."""
+        with self._ready:
+            self._queue.append(None)
+            self._ready.notify_all()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                item = self._queue.popleft()
+                self._ready.notify_all()
+            if item is None:
+                return
+            self._sink(as_records(item))
