@@ -9,11 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
 from mcpspy.replay_policy import analyze_capture
+from mcpspy.stats.cache import CaptureCache
 from mcpspy.terminal import visible_line
 from mcpspy.tui.rows import MARK
 
@@ -34,6 +38,33 @@ def count_session(info: SessionInfo) -> SessionCounts:
     except (OSError, CaptureFormatError):
         return SessionCounts(info)
     return SessionCounts(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
+
+
+def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[SessionCounts]:
+    """``count_session`` for each, a finished session's counts cached by its file's size and mtime.
+
+    A live session is counted afresh each time: it grows, and it is concluded once it ends.
+    """
+    out: list[SessionCounts] = []
+    with CaptureCache.open("sessions", sessions_dir) as cache:
+        for info in infos:
+            if info.live:
+                out.append(count_session(info))
+                continue
+            value: Any = cache.get(info.path, partial(_counts_json, info))
+            if not isinstance(value, dict):
+                out.append(SessionCounts(info))
+                continue
+            findings = Counter({sev: int(value["findings"].get(sev.label, 0)) for sev in Severity})
+            out.append(SessionCounts(info, int(value["messages"]), +findings))
+    return out
+
+
+def _counts_json(info: SessionInfo, path: Path) -> dict[str, Any] | None:
+    s = count_session(info)
+    if s.messages is None:
+        return None
+    return {"messages": s.messages, "findings": {sev.label: s.findings[sev] for sev in Severity}}
 
 
 def started_text(started: str) -> str:

@@ -11,7 +11,7 @@ from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.retention import ENV, RetentionPolicy, parse_age, policy_from, prune, pruned_text
 from mcpspy.capture.sessions import list_sessions, search_dirs
 from mcpspy.options import add_home_option
-from mcpspy.session_counts import count_session, session_json, session_line
+from mcpspy.session_counts import count_sessions, session_json, session_line
 from mcpspy.terminal import visible_line
 
 
@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     if args.prune:
         return prune_sessions(args)
     problems: list[str] = []
-    counted = [count_session(s) for s in list_sessions(search_dirs(args.home), problems)]
+    dirs = search_dirs(args.home)
+    counted = count_sessions(list_sessions(dirs, problems), dirs[0] if dirs else None)
     for problem in problems:  # a file that is not a capture: one line each, the others still listed
         print(f"mcpspy sessions: skipped {visible_line(problem)}", file=sys.stderr)
     if args.json:
