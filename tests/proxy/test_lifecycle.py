@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Event, LifecycleRecord, Stream
 from tests.conftest import MCPSPY, python_server, replay, run_proxy
 
@@ -69,10 +70,19 @@ def test_server_that_ignores_eof_is_terminated_after_the_grace(tmp_path: Path) -
         "sys.stdout.write('up\\n'); sys.stdout.flush()\n"
         "time.sleep(60)\n"
     )
-    run = run_proxy(tmp_path, server, options=["--exit-grace", "0.3"], timeout=30)
-    assert run.returncode == 128 + signal.SIGKILL
-    assert run.stdout == b"up\n"
-    assert events(run.capture) == [
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(capture), "--exit-grace", "0.3", "--", *server],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline() == b"up\n"  # SIGTERM is ignored from here on: now close its stdin
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 128 + signal.SIGKILL
+    assert proc.stdout.read() == b""
+    assert events(read_capture(capture)) == [
         Event.SERVER_STARTED,
         Event.STDIN_CLOSED,
         Event.GRACE_EXPIRED,
