@@ -1,2 +1,28 @@
 """The analysis: pure, sans-IO. Fed capture records, it says what each line is,
-which exchange it belongs to, and what is wrong with it."""
+which exchange it belongs to, and what is wrong with it.
+
+- analyzer.py: the facade, ``Analyzer.feed(record)``; it hands each line to
+  the rule families in rules/ and keeps no rule of its own.
+- rules/: one file per family of rules (see rules/__init__.py); each reports
+  through the one ``Reporter`` (reporter.py).
+- rule_ids.py: every rule id as a ``RuleId`` member; ``grep -rn MEMBER
+  mcpspy/analysis/rules`` finds the one place that raises it.
+- catalogue.py: the one table of rules (``mcpspy rules``).
+- model.py: what the views consume; jsonrpc.py: what a line is, read alone;
+  message_fields.py: readers of a message's fields; schema.py and
+  result_schemas.json: the result definitions and their validator.
+
+Speed policy. The analysis replays 100,000-message captures, so a line's path
+is hot, but code is written plainly unless a measurement says otherwise. One
+idiom is kept, in three files: Enum members bound to module constants
+(``REQUEST = Kind.REQUEST``), because on Python 3.11 ``Kind.REQUEST`` goes
+through ``EnumType.__getattr__`` (0.27 us, against 0.02 us for a global).
+Measured as instructions per record over a 20,000-message capture
+(valgrind, deterministic on a shared machine), each file's constants save:
+analyzer.py (the dispatch of every line) 6.7%, rules/pairing.py (every request
+and reply) 2.9%, rules/envelope.py (every line that parses) 1.7%. The era's
+checks in rules/legacy.py and rules/modern.py would save 1.1% each and stay
+plain, as does every other file; so do the readers in message_fields.py,
+though a request's params and _meta are read twice (by its version and its
+progress token). Nothing else trades clarity for speed.
+"""

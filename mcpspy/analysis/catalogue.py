@@ -7,7 +7,10 @@ SHOULD or is almost surely a bug, info is legal but worth seeing.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mcpspy.analysis.model import Rule, Severity
+from mcpspy.analysis.rule_ids import RuleId
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 STDIO = "2026-07-28/basic/transports/stdio.mdx"
@@ -18,489 +21,347 @@ REQ = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}'
 RES = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}'
 
 
-def _framing(prefix: str, side: str, who: str) -> list[Rule]:
-    """The framing rules hold for both pipes; stdout and stdin get a twin each."""
-    ex = RES if prefix == "stdout" else REQ
+class Pipe(NamedTuple):
+    """One pipe's framing rules: each rule has a twin on the other pipe."""
+
+    side: str
+    who: str
+    example: str
+    not_json: RuleId
+    glued_prefix: RuleId
+    multiline_json: RuleId
+    content_length: RuleId
+    invalid_utf8: RuleId
+    crlf: RuleId
+    unterminated: RuleId
+    blank_line: RuleId
+
+
+STDOUT = Pipe(
+    side="server's stdout",
+    who="server",
+    example=RES,
+    not_json=RuleId.STDOUT_NOT_JSON,
+    glued_prefix=RuleId.STDOUT_GLUED_PREFIX,
+    multiline_json=RuleId.STDOUT_MULTILINE_JSON,
+    content_length=RuleId.STDOUT_CONTENT_LENGTH,
+    invalid_utf8=RuleId.STDOUT_INVALID_UTF8,
+    crlf=RuleId.STDOUT_CRLF,
+    unterminated=RuleId.STDOUT_UNTERMINATED,
+    blank_line=RuleId.STDOUT_BLANK_LINE,
+)
+STDIN = Pipe(
+    side="server's stdin",
+    who="client",
+    example=REQ,
+    not_json=RuleId.STDIN_NOT_JSON,
+    glued_prefix=RuleId.STDIN_GLUED_PREFIX,
+    multiline_json=RuleId.STDIN_MULTILINE_JSON,
+    content_length=RuleId.STDIN_CONTENT_LENGTH,
+    invalid_utf8=RuleId.STDIN_INVALID_UTF8,
+    crlf=RuleId.STDIN_CRLF,
+    unterminated=RuleId.STDIN_UNTERMINATED,
+    blank_line=RuleId.STDIN_BLANK_LINE,
+)
+
+
+def _framing(pipe: Pipe) -> list[Rule]:
+    """The framing rules hold for both pipes, each in its own words."""
+    side, who, ex = pipe.side, pipe.who, pipe.example
+    # A table, one rule a paragraph, as RULES_TABLE below.
+    # fmt: off
     return [
-        Rule(
-            f"{prefix}.not-json",
-            E,
-            f"A line on the {side} is not JSON: the {who} must write nothing there but MCP messages "
-            "(a banner, a log line or a print belongs on stderr).",
-            f'{STDIO} ("MUST NOT write anything to its stdout that is not a valid MCP message")',
-            bad="ready",
-            good="(log to stderr instead)",
-        ),
-        Rule(
-            f"{prefix}.glued-prefix",
-            E,
-            "Text was written without a newline and glued onto the next message, so that message "
-            "no longer parses and the other side drops it.",
-            f"{STDIO}; seed \u00a7\"Tom's 'ready', Explained\"",
-            bad=f"ready {ex}",
-            good=ex,
-        ),
-        Rule(
-            f"{prefix}.multiline-json",
-            E,
-            "One message was spread over several lines (pretty-printed): messages are delimited by "
-            "newlines and must not contain embedded newlines.",
-            f'{STDIO} ("MUST NOT contain embedded newlines")',
-            bad='{\n  "jsonrpc": "2.0",\n  ...\n}',
-            good=ex,
-        ),
-        Rule(
-            f"{prefix}.content-length",
-            E,
-            "LSP-style Content-Length header framing: MCP on stdio is one JSON message per line, "
-            "with no headers.",
-            STDIO,
-            bad="Content-Length: 52",
-            good=ex,
-        ),
-        Rule(
-            f"{prefix}.invalid-utf8",
-            E,
-            "A line is not valid UTF-8: JSON-RPC messages must be UTF-8 encoded.",
-            "2026-07-28/basic/transports/index.mdx \u00a7Messages",
-            bad="\\xff\\xfe{...}",
-            good=ex,
-        ),
-        Rule(
-            f"{prefix}.crlf",
-            INFO,
-            "The line ends in \\r\\n: most readers strip the \\r, but some keep it in the message.",
-            f"{STDIO} (messages are delimited by newlines)",
-            bad=ex + "\\r\\n",
-            good=ex + "\\n",
-        ),
-        Rule(
-            f"{prefix}.unterminated",
-            W,
-            "The last line ended without a newline: a reader waiting for the newline never sees it.",
-            f'{STDIO} (derived: "delimited by newlines")',
-            bad=ex + "<EOF>",
-            good=ex + "\\n",
-        ),
-        Rule(
-            f"{prefix}.blank-line",
-            INFO,
-            "An empty line: not a message; most readers skip it.",
-            'seed \u00a7"Reading Lines" (derived)',
-            bad="",
-            good=ex,
-        ),
+        Rule(pipe.not_json, E,
+             f"A line on the {side} is not JSON: the {who} must write nothing there but MCP messages "
+             "(a banner, a log line or a print belongs on stderr).",
+             f'{STDIO} ("MUST NOT write anything to its stdout that is not a valid MCP message")',
+             bad="ready", good="(log to stderr instead)"),
+        Rule(pipe.glued_prefix, E,
+             "Text was written without a newline and glued onto the next message, so that message "
+             "no longer parses and the other side drops it.",
+             f"{STDIO}; seed \u00a7\"Tom's 'ready', Explained\"",
+             bad=f"ready {ex}", good=ex),
+        Rule(pipe.multiline_json, E,
+             "One message was spread over several lines (pretty-printed): messages are delimited by "
+             "newlines and must not contain embedded newlines.",
+             f'{STDIO} ("MUST NOT contain embedded newlines")',
+             bad='{\n  "jsonrpc": "2.0",\n  ...\n}', good=ex),
+        Rule(pipe.content_length, E,
+             "LSP-style Content-Length header framing: MCP on stdio is one JSON message per line, "
+             "with no headers.",
+             STDIO,
+             bad="Content-Length: 52", good=ex),
+        Rule(pipe.invalid_utf8, E,
+             "A line is not valid UTF-8: JSON-RPC messages must be UTF-8 encoded.",
+             "2026-07-28/basic/transports/index.mdx \u00a7Messages",
+             bad="\\xff\\xfe{...}", good=ex),
+        Rule(pipe.crlf, INFO,
+             "The line ends in \\r\\n: most readers strip the \\r, but some keep it in the message.",
+             f"{STDIO} (messages are delimited by newlines)",
+             bad=ex + "\\r\\n", good=ex + "\\n"),
+        Rule(pipe.unterminated, W,
+             "The last line ended without a newline: a reader waiting for the newline never sees it.",
+             f'{STDIO} (derived: "delimited by newlines")',
+             bad=ex + "<EOF>", good=ex + "\\n"),
+        Rule(pipe.blank_line, INFO,
+             "An empty line: not a message; most readers skip it.",
+             'seed \u00a7"Reading Lines" (derived)',
+             bad="", good=ex),
     ]
+    # fmt: on
 
 
+# A table, one rule a paragraph: id and severity; summary; spec source; a bad and a good example.
+# fmt: off
 RULES_TABLE: list[Rule] = [
-    *_framing("stdout", "server's stdout", "server"),
-    *_framing("stdin", "server's stdin", "client"),
+    *_framing(STDOUT),
+    *_framing(STDIN),
     # JSON-RPC envelope
-    Rule(
-        "jsonrpc.version",
-        E,
-        'Every message must carry "jsonrpc": "2.0", exactly.',
-        f"{BASE} \u00a7Messages; schema JSONRPCMessage",
-        bad='{"id":1,"method":"tools/list"}',
-        good='{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-    ),
-    Rule(
-        "jsonrpc.invalid",
-        E,
-        "JSON, but not a JSON-RPC message: not an object with a method, or an id with a result or an error.",
-        f"{BASE} \u00a7Requests, \u00a7Responses, \u00a7Notifications",
-        bad='{"jsonrpc":"2.0","hello":1}',
-        good=REQ,
-    ),
-    Rule(
-        "jsonrpc.batch",
-        E,
-        "A JSON array (a batch): batching was removed in 2025-06-18; each line is one message.",
-        "2025-06-18/changelog.mdx \u00a7Major changes 1",
-        bad=f"[{REQ}]",
-        good=REQ,
-    ),
-    Rule(
-        "jsonrpc.null-id",
-        E,
-        "The id is null: requests must carry a string or integer id, and a result must answer one "
-        "(an error may have a null id only when the request's id could not be read).",
-        f'{BASE} \u00a7Requests ("the ID MUST NOT be null")',
-        bad='{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
-        good=REQ,
-    ),
-    Rule(
-        "jsonrpc.id-type",
-        E,
-        "The id must be a string or an integer (not a float, bool, object or array).",
-        f"{BASE} \u00a7Requests",
-        bad='{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}',
-        good=REQ,
-    ),
-    Rule(
-        "jsonrpc.result-and-error",
-        E,
-        "A response carries exactly one of result and error, never both.",
-        "2025-06-18/basic/index.mdx \u00a7Responses",
-        bad='{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}',
-        good=RES,
-    ),
-    Rule(
-        "jsonrpc.error-shape",
-        E,
-        "An error must be an object with an integer code and a string message.",
-        f'{BASE} \u00a7Error Responses ("Error codes MUST be integers")',
-        bad='{"jsonrpc":"2.0","id":1,"error":"boom"}',
-        good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}',
-    ),
-    Rule(
-        "jsonrpc.deprecated-error-code",
-        W,
-        "Error codes -32000 to -32019 predate MCP's reserved range; new implementations should not use them.",
-        f"{BASE} \u00a7Error Codes",
-        bad='{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"x"}}',
-        good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}',
-    ),
+    Rule(RuleId.JSONRPC_VERSION, E,
+         'Every message must carry "jsonrpc": "2.0", exactly.',
+         f"{BASE} \u00a7Messages; schema JSONRPCMessage",
+         bad='{"id":1,"method":"tools/list"}', good='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+    Rule(RuleId.JSONRPC_INVALID, E,
+         "JSON, but not a JSON-RPC message: not an object with a method, or an id with a result or an error.",
+         f"{BASE} \u00a7Requests, \u00a7Responses, \u00a7Notifications",
+         bad='{"jsonrpc":"2.0","hello":1}', good=REQ),
+    Rule(RuleId.JSONRPC_BATCH, E,
+         "A JSON array (a batch): batching was removed in 2025-06-18; each line is one message.",
+         "2025-06-18/changelog.mdx \u00a7Major changes 1",
+         bad=f"[{REQ}]", good=REQ),
+    Rule(RuleId.JSONRPC_NULL_ID, E,
+         "The id is null: requests must carry a string or integer id, and a result must answer one "
+         "(an error may have a null id only when the request's id could not be read).",
+         f'{BASE} \u00a7Requests ("the ID MUST NOT be null")',
+         bad='{"jsonrpc":"2.0","id":null,"method":"tools/list"}', good=REQ),
+    Rule(RuleId.JSONRPC_ID_TYPE, E,
+         "The id must be a string or an integer (not a float, bool, object or array).",
+         f"{BASE} \u00a7Requests",
+         bad='{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', good=REQ),
+    Rule(RuleId.JSONRPC_RESULT_AND_ERROR, E,
+         "A response carries exactly one of result and error, never both.",
+         "2025-06-18/basic/index.mdx \u00a7Responses",
+         bad='{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}', good=RES),
+    Rule(RuleId.JSONRPC_ERROR_SHAPE, E,
+         "An error must be an object with an integer code and a string message.",
+         f'{BASE} \u00a7Error Responses ("Error codes MUST be integers")',
+         bad='{"jsonrpc":"2.0","id":1,"error":"boom"}',
+         good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}'),
+    Rule(RuleId.JSONRPC_DEPRECATED_ERROR_CODE, W,
+         "Error codes -32000 to -32019 predate MCP's reserved range; new implementations should not "
+         "use them.",
+         f"{BASE} \u00a7Error Codes",
+         bad='{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"x"}}',
+         good='{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}'),
     # pairing
-    Rule(
-        "pairing.unknown-id",
-        E,
-        "A reply to an id that no pending request carries: the other side has nothing to match it to.",
-        f'{BASE} \u00a7Responses ("MUST include the same ID")',
-        bad="request id 1, reply id 2",
-        good="request id 1, reply id 1",
-    ),
-    Rule(
-        "pairing.duplicate-response",
-        E,
-        "A second reply to a request that was already answered.",
-        f"{BASE} \u00a7Responses (derived)",
-        bad="two replies with id 1",
-        good="one reply with id 1",
-    ),
-    Rule(
-        "pairing.duplicate-id",
-        E,
-        "A request reuses the id of a request of the same sender that is still pending.",
-        f'{BASE} \u00a7Requests ("MUST NOT match the ID of any other request ... not yet received")',
-        bad="two requests with id 1 in flight",
-        good="ids 1 and 2",
-    ),
-    Rule(
-        "pairing.reply-after-cancel",
-        W,
-        "A reply came for a request its sender had cancelled: after a cancel the server must not "
-        "send further messages for it.",
-        f"{STDIO} \u00a7Cancellation; 2026-07-28/basic/patterns/cancellation.mdx",
-        bad="notifications/cancelled for id 4, then a reply to 4",
-        good="no reply after the cancel",
-    ),
-    Rule(
-        "pairing.out-of-order",
-        INFO,
-        "A reply overtook the reply to an older request: legal, since replies are matched by id, but "
-        "a client that matches by position breaks.",
-        f"{STDIO} \u00a7Receiving Messages",
-        bad="(legal) replies 3 then 2",
-        good="(any order is legal)",
-    ),
-    Rule(
-        "pairing.slow",
-        W,
-        "A request has waited longer than the slow threshold for its reply.",
-        "2026-07-28/basic/patterns/cancellation.mdx \u00a7Timeouts",
-        bad="no reply after 30 s",
-        good="a reply, or a cancel",
-    ),
-    Rule(
-        "pairing.unanswered",
-        W,
-        "A request never got a reply before the session ended.",
-        f"{BASE} \u00a7Responses (derived)",
-        bad="a request with no reply",
-        good="every request answered",
-    ),
-    Rule(
-        "cancel.unknown-request",
-        W,
-        "notifications/cancelled names a request that is not in flight; receivers ignore it.",
-        "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
-        bad='{"method":"notifications/cancelled","params":{"requestId":99}}',
-        good="cancel an id still pending",
-    ),
-    Rule(
-        "cancel.initialize",
-        E,
-        "The client cancelled initialize, which it must never cancel.",
-        "2025-11-25/basic/utilities/cancellation.mdx \u00a7Behavior Requirements "
-        '("The initialize request MUST NOT be cancelled by clients")',
-        bad='{"method":"notifications/cancelled","params":{"requestId":0}} for initialize id 0',
-        good="wait for the initialize result, or close stdin",
-    ),
+    Rule(RuleId.PAIRING_UNKNOWN_ID, E,
+         "A reply to an id that no pending request carries: the other side has nothing to match it to.",
+         f'{BASE} \u00a7Responses ("MUST include the same ID")',
+         bad="request id 1, reply id 2", good="request id 1, reply id 1"),
+    Rule(RuleId.PAIRING_DUPLICATE_RESPONSE, E,
+         "A second reply to a request that was already answered.",
+         f"{BASE} \u00a7Responses (derived)",
+         bad="two replies with id 1", good="one reply with id 1"),
+    Rule(RuleId.PAIRING_DUPLICATE_ID, E,
+         "A request reuses the id of a request of the same sender that is still pending.",
+         f'{BASE} \u00a7Requests ("MUST NOT match the ID of any other request ... not yet received")',
+         bad="two requests with id 1 in flight", good="ids 1 and 2"),
+    Rule(RuleId.PAIRING_REPLY_AFTER_CANCEL, W,
+         "A reply came for a request its sender had cancelled: after a cancel the server must not "
+         "send further messages for it.",
+         f"{STDIO} \u00a7Cancellation; 2026-07-28/basic/patterns/cancellation.mdx",
+         bad="notifications/cancelled for id 4, then a reply to 4", good="no reply after the cancel"),
+    Rule(RuleId.PAIRING_OUT_OF_ORDER, INFO,
+         "A reply overtook the reply to an older request: legal, since replies are matched by id, but "
+         "a client that matches by position breaks.",
+         f"{STDIO} \u00a7Receiving Messages",
+         bad="(legal) replies 3 then 2", good="(any order is legal)"),
+    Rule(RuleId.PAIRING_SLOW, W,
+         "A request has waited longer than the slow threshold for its reply.",
+         "2026-07-28/basic/patterns/cancellation.mdx \u00a7Timeouts",
+         bad="no reply after 30 s", good="a reply, or a cancel"),
+    Rule(RuleId.PAIRING_UNANSWERED, W,
+         "A request never got a reply before the session ended.",
+         f"{BASE} \u00a7Responses (derived)",
+         bad="a request with no reply", good="every request answered"),
+    Rule(RuleId.CANCEL_UNKNOWN_REQUEST, W,
+         "notifications/cancelled names a request that is not in flight; receivers ignore it.",
+         "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
+         bad='{"method":"notifications/cancelled","params":{"requestId":99}}',
+         good="cancel an id still pending"),
+    Rule(RuleId.CANCEL_INITIALIZE, E,
+         "The client cancelled initialize, which it must never cancel.",
+         "2025-11-25/basic/utilities/cancellation.mdx \u00a7Behavior Requirements "
+         '("The initialize request MUST NOT be cancelled by clients")',
+         bad='{"method":"notifications/cancelled","params":{"requestId":0}} for initialize id 0',
+         good="wait for the initialize result, or close stdin"),
     # 2026-07-28
-    Rule(
-        "meta.missing",
-        E,
-        "A request without _meta io.modelcontextprotocol/protocolVersion and clientCapabilities: in "
-        "2026-07-28 every request carries them; the server must not rely on earlier requests.",
-        f'{BASE} \u00a7_meta "Per-request protocol fields"; \u00a7Statelessness',
-        bad='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket"}}',
-        good='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket",'
-        '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
-        '"io.modelcontextprotocol/clientCapabilities":{}}}}',
-    ),
-    Rule(
-        "meta.not-rejected",
-        E,
-        "The server answered a request that lacked the required _meta instead of rejecting it with "
-        "-32602: it is relying on connection state.",
-        f'{BASE} \u00a7_meta ("MUST reject it with JSON-RPC error code -32602")',
-        bad='{"jsonrpc":"2.0","id":8,"result":{...}}',
-        good='{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params"}}',
-    ),
-    Rule(
-        "error.unsupported-version-data",
-        E,
-        "An UnsupportedProtocolVersion error (-32022) must list data.supported (and data.requested).",
-        "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation",
-        bad='{"error":{"code":-32022,"message":"Unsupported protocol version"}}',
-        good='{"error":{"code":-32022,"message":"...","data":{"supported":["2026-07-28"],'
-        '"requested":"1900-01-01"}}}',
-    ),
-    Rule(
-        "version.unlisted",
-        W,
-        "The server answered a request in a protocol version it does not list as supported.",
-        "2026-07-28/basic/versioning.mdx (derived)",
-        bad='supportedVersions ["2026-07-28"], answers a "2025-01-01" request',
-        good="-32022 with data.supported",
-    ),
-    Rule(
-        "result.missing-result-type",
-        E,
-        "Every 2026-07-28 result must include resultType.",
-        f"{BASE} \u00a7ResultType",
-        bad='{"result":{"tools":[]}}',
-        good=RES,
-    ),
-    Rule(
-        "cache.missing-ttl",
-        E,
-        "A server/discover, list or resources/read result must carry ttlMs and cacheScope.",
-        "2026-07-28/server/utilities/caching.mdx \u00a7Cacheable Results",
-        bad='{"result":{"resultType":"complete","tools":[]}}',
-        good='{"result":{"resultType":"complete","tools":[],"ttlMs":60000,"cacheScope":"public"}}',
-    ),
-    Rule(
-        "direction.server-request",
-        E,
-        "The server wrote a JSON-RPC request on stdout: in 2026-07-28 servers ask through "
-        "InputRequiredResult instead.",
-        f"{STDIO} \u00a7Receiving Messages",
-        bad='{"jsonrpc":"2.0","id":1,"method":"roots/list"}',
-        good='{"result":{"resultType":"input_required","inputRequests":{...}}}',
-    ),
-    Rule(
-        "direction.client-response",
-        E,
-        "The client wrote a JSON-RPC response on the server's stdin: in 2026-07-28 it must not.",
-        f"{STDIO} \u00a7Sending Messages",
-        bad='{"jsonrpc":"2.0","id":1,"result":{}}',
-        good="answers travel in the retry's inputResponses",
-    ),
-    Rule(
-        "ping.modern",
-        W,
-        "ping was removed in 2026-07-28; a modern server answers it with -32601.",
-        "2026-07-28/changelog.mdx Major 5",
-        bad='{"jsonrpc":"2.0","id":1,"method":"ping"}',
-        good="server/discover, when a liveness check is needed",
-    ),
+    Rule(RuleId.META_MISSING, E,
+         "A request without _meta io.modelcontextprotocol/protocolVersion and clientCapabilities: in "
+         "2026-07-28 every request carries them; the server must not rely on earlier requests.",
+         f'{BASE} \u00a7_meta "Per-request protocol fields"; \u00a7Statelessness',
+         bad='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket"}}',
+         good='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_ticket",'
+         '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+         '"io.modelcontextprotocol/clientCapabilities":{}}}}'),
+    Rule(RuleId.META_NOT_REJECTED, E,
+         "The server answered a request that lacked the required _meta instead of rejecting it with "
+         "-32602: it is relying on connection state.",
+         f'{BASE} \u00a7_meta ("MUST reject it with JSON-RPC error code -32602")',
+         bad='{"jsonrpc":"2.0","id":8,"result":{...}}',
+         good='{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params"}}'),
+    Rule(RuleId.ERROR_UNSUPPORTED_VERSION_DATA, E,
+         "An UnsupportedProtocolVersion error (-32022) must list data.supported (and data.requested).",
+         "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation",
+         bad='{"error":{"code":-32022,"message":"Unsupported protocol version"}}',
+         good='{"error":{"code":-32022,"message":"...","data":{"supported":["2026-07-28"],'
+         '"requested":"1900-01-01"}}}'),
+    Rule(RuleId.VERSION_UNLISTED, W,
+         "The server answered a request in a protocol version it does not list as supported.",
+         "2026-07-28/basic/versioning.mdx (derived)",
+         bad='supportedVersions ["2026-07-28"], answers a "2025-01-01" request',
+         good="-32022 with data.supported"),
+    Rule(RuleId.RESULT_MISSING_RESULT_TYPE, E,
+         "Every 2026-07-28 result must include resultType.",
+         f"{BASE} \u00a7ResultType",
+         bad='{"result":{"tools":[]}}', good=RES),
+    Rule(RuleId.CACHE_MISSING_TTL, E,
+         "A server/discover, list or resources/read result must carry ttlMs and cacheScope.",
+         "2026-07-28/server/utilities/caching.mdx \u00a7Cacheable Results",
+         bad='{"result":{"resultType":"complete","tools":[]}}',
+         good='{"result":{"resultType":"complete","tools":[],"ttlMs":60000,"cacheScope":"public"}}'),
+    Rule(RuleId.DIRECTION_SERVER_REQUEST, E,
+         "The server wrote a JSON-RPC request on stdout: in 2026-07-28 servers ask through "
+         "InputRequiredResult instead.",
+         f"{STDIO} \u00a7Receiving Messages",
+         bad='{"jsonrpc":"2.0","id":1,"method":"roots/list"}',
+         good='{"result":{"resultType":"input_required","inputRequests":{...}}}'),
+    Rule(RuleId.DIRECTION_CLIENT_RESPONSE, E,
+         "The client wrote a JSON-RPC response on the server's stdin: in 2026-07-28 it must not.",
+         f"{STDIO} \u00a7Sending Messages",
+         bad='{"jsonrpc":"2.0","id":1,"result":{}}', good="answers travel in the retry's inputResponses"),
+    Rule(RuleId.PING_MODERN, W,
+         "ping was removed in 2026-07-28; a modern server answers it with -32601.",
+         "2026-07-28/changelog.mdx Major 5",
+         bad='{"jsonrpc":"2.0","id":1,"method":"ping"}',
+         good="server/discover, when a liveness check is needed"),
     # legacy era
-    Rule(
-        "legacy.initialized-missing",
-        W,
-        "After a successful initialize the client must send notifications/initialized before other requests.",
-        f"{LIFECYCLE} \u00a7Initialization",
-        bad="initialize, then tools/list",
-        good="initialize, notifications/initialized, tools/list",
-    ),
-    Rule(
-        "legacy.early-request",
-        W,
-        "The client sent a request other than ping before the server answered initialize.",
-        f'{LIFECYCLE} \u00a7Initialization ("SHOULD NOT send requests other than pings before the server '
-        'has responded to the initialize request")',
-        bad="initialize, tools/list, then the initialize result",
-        good="initialize, its result, then tools/list",
-    ),
-    Rule(
-        "legacy.initialized-early",
-        E,
-        "notifications/initialized was sent before initialize was answered, or after it failed: it "
-        "follows a successful initialize result.",
-        f"{LIFECYCLE} \u00a7Initialization (ordering derived)",
-        bad="initialize, notifications/initialized, then the result",
-        good="initialize, its result, then notifications/initialized",
-    ),
-    Rule(
-        "legacy.server-early-request",
-        W,
-        "The server sent a request other than ping before the client's notifications/initialized.",
-        f'{LIFECYCLE} \u00a7Initialization ("SHOULD NOT send requests other than pings and logging before '
-        'receiving the initialized notification")',
-        bad="initialize result, then roots/list before notifications/initialized",
-        good="roots/list after notifications/initialized",
-    ),
-    Rule(
-        "legacy.reinitialize",
-        W,
-        "A second initialize in a process whose first one succeeded: initialization is the first "
-        "interaction, once per process.",
-        f"{LIFECYCLE} \u00a7Initialization; 2026-07-28/basic/versioning.mdx (derived)",
-        bad="initialize, ..., initialize again",
-        good="one initialize per process",
-    ),
-    Rule(
-        "legacy.version-unknown",
-        W,
-        "The server answered initialize with a protocol version the client did not ask for and that is "
-        "no revision with an initialize handshake.",
-        f"{LIFECYCLE} \u00a7Version Negotiation",
-        bad='asks "2025-06-18", gets "1.0"',
-        good='asks "2025-06-18", gets "2025-06-18" or "2025-03-26"',
-    ),
-    Rule(
-        "legacy.version-changed",
-        INFO,
-        "The server chose another protocol version than the one the client asked for: legal when it "
-        "does not support the one asked, but the client must support the answer.",
-        f"{LIFECYCLE} \u00a7Version Negotiation",
-        bad='(legal) asks "2025-11-25", gets "2025-06-18"',
-        good='asks "2025-06-18", gets "2025-06-18"',
-    ),
+    Rule(RuleId.LEGACY_INITIALIZED_MISSING, W,
+         "After a successful initialize the client must send notifications/initialized before other "
+         "requests.",
+         f"{LIFECYCLE} \u00a7Initialization",
+         bad="initialize, then tools/list", good="initialize, notifications/initialized, tools/list"),
+    Rule(RuleId.LEGACY_EARLY_REQUEST, W,
+         "The client sent a request other than ping before the server answered initialize.",
+         f'{LIFECYCLE} \u00a7Initialization ("SHOULD NOT send requests other than pings before the server '
+         'has responded to the initialize request")',
+         bad="initialize, tools/list, then the initialize result",
+         good="initialize, its result, then tools/list"),
+    Rule(RuleId.LEGACY_INITIALIZED_EARLY, E,
+         "notifications/initialized was sent before initialize was answered, or after it failed: it "
+         "follows a successful initialize result.",
+         f"{LIFECYCLE} \u00a7Initialization (ordering derived)",
+         bad="initialize, notifications/initialized, then the result",
+         good="initialize, its result, then notifications/initialized"),
+    Rule(RuleId.LEGACY_SERVER_EARLY_REQUEST, W,
+         "The server sent a request other than ping before the client's notifications/initialized.",
+         f'{LIFECYCLE} \u00a7Initialization ("SHOULD NOT send requests other than pings and logging before '
+         'receiving the initialized notification")',
+         bad="initialize result, then roots/list before notifications/initialized",
+         good="roots/list after notifications/initialized"),
+    Rule(RuleId.LEGACY_REINITIALIZE, W,
+         "A second initialize in a process whose first one succeeded: initialization is the first "
+         "interaction, once per process.",
+         f"{LIFECYCLE} \u00a7Initialization; 2026-07-28/basic/versioning.mdx (derived)",
+         bad="initialize, ..., initialize again", good="one initialize per process"),
+    Rule(RuleId.LEGACY_VERSION_UNKNOWN, W,
+         "The server answered initialize with a protocol version the client did not ask for and that is "
+         "no revision with an initialize handshake.",
+         f"{LIFECYCLE} \u00a7Version Negotiation",
+         bad='asks "2025-06-18", gets "1.0"', good='asks "2025-06-18", gets "2025-06-18" or "2025-03-26"'),
+    Rule(RuleId.LEGACY_VERSION_CHANGED, INFO,
+         "The server chose another protocol version than the one the client asked for: legal when it "
+         "does not support the one asked, but the client must support the answer.",
+         f"{LIFECYCLE} \u00a7Version Negotiation",
+         bad='(legal) asks "2025-11-25", gets "2025-06-18"', good='asks "2025-06-18", gets "2025-06-18"'),
     # capabilities
-    Rule(
-        "capability.server-undeclared",
-        W,
-        "The client called a method whose server capability (tools, prompts, resources, "
-        "resources.subscribe, completions, logging) the server did not declare.",
-        "2025-11-25/server/tools.mdx, prompts.mdx, resources.mdx \u00a7Capabilities; "
-        f"{LIFECYCLE} \u00a7Operation",
-        bad='capabilities {"tools":{}}, then prompts/list',
-        good="call only what the server declared",
-    ),
-    Rule(
-        "capability.client-undeclared",
-        E,
-        "The server sent sampling/createMessage, roots/list or elicitation/create though the client "
-        "did not declare that capability (2025-06-18 and later: only negotiated capabilities may be used).",
-        "2025-06-18/basic/lifecycle.mdx \u00a7Operation; 2025-06-18/changelog.mdx item 9; "
-        "<rev>/client/{sampling,roots,elicitation}.mdx \u00a7Capabilities",
-        bad="client capabilities {}, then roots/list",
-        good='client capabilities {"roots":{}}, then roots/list',
-    ),
-    Rule(
-        "capability.client-unnegotiated",
-        W,
-        "The server sent sampling/createMessage or roots/list though the client did not declare that "
-        "capability (2024-11-05 and 2025-03-26, where the rule is a SHOULD).",
-        "2025-03-26/basic/lifecycle.mdx \u00a7Operation; "
-        "<rev>/client/{sampling,roots}.mdx \u00a7Capabilities",
-        bad="client capabilities {}, then sampling/createMessage",
-        good='client capabilities {"sampling":{}}, then sampling/createMessage',
-    ),
-    Rule(
-        "capability.list-changed-undeclared",
-        W,
-        "The server sent a tools, prompts or resources list_changed notification without declaring "
-        "listChanged: true for it.",
-        "2025-11-25/server/tools.mdx \u00a7List Changed Notification",
-        bad='capabilities {"tools":{}}, then notifications/tools/list_changed',
-        good='capabilities {"tools":{"listChanged":true}}',
-    ),
-    Rule(
-        "capability.logging-undeclared",
-        W,
-        "The server sent notifications/message without declaring the logging capability (a MUST in the "
-        "spec; a warning here because the Python SDK's MCPServer does so whenever a tool logs through "
-        "its context).",
-        '2025-11-25/server/utilities/logging.mdx \u00a7Capabilities ("MUST declare the logging capability")',
-        bad='capabilities {"tools":{}}, then notifications/message',
-        good='capabilities {"logging":{}}',
-    ),
+    Rule(RuleId.CAPABILITY_SERVER_UNDECLARED, W,
+         "The client called a method whose server capability (tools, prompts, resources, "
+         "resources.subscribe, completions, logging) the server did not declare.",
+         "2025-11-25/server/tools.mdx, prompts.mdx, resources.mdx \u00a7Capabilities; "
+         f"{LIFECYCLE} \u00a7Operation",
+         bad='capabilities {"tools":{}}, then prompts/list', good="call only what the server declared"),
+    Rule(RuleId.CAPABILITY_CLIENT_UNDECLARED, E,
+         "The server sent sampling/createMessage, roots/list or elicitation/create though the client "
+         "did not declare that capability (2025-06-18 and later: only negotiated capabilities may be used).",
+         "2025-06-18/basic/lifecycle.mdx \u00a7Operation; 2025-06-18/changelog.mdx item 9; "
+         "<rev>/client/{sampling,roots,elicitation}.mdx \u00a7Capabilities",
+         bad="client capabilities {}, then roots/list",
+         good='client capabilities {"roots":{}}, then roots/list'),
+    Rule(RuleId.CAPABILITY_CLIENT_UNNEGOTIATED, W,
+         "The server sent sampling/createMessage or roots/list though the client did not declare that "
+         "capability (2024-11-05 and 2025-03-26, where the rule is a SHOULD).",
+         "2025-03-26/basic/lifecycle.mdx \u00a7Operation; "
+         "<rev>/client/{sampling,roots}.mdx \u00a7Capabilities",
+         bad="client capabilities {}, then sampling/createMessage",
+         good='client capabilities {"sampling":{}}, then sampling/createMessage'),
+    Rule(RuleId.CAPABILITY_LIST_CHANGED_UNDECLARED, W,
+         "The server sent a tools, prompts or resources list_changed notification without declaring "
+         "listChanged: true for it.",
+         "2025-11-25/server/tools.mdx \u00a7List Changed Notification",
+         bad='capabilities {"tools":{}}, then notifications/tools/list_changed',
+         good='capabilities {"tools":{"listChanged":true}}'),
+    Rule(RuleId.CAPABILITY_LOGGING_UNDECLARED, W,
+         "The server sent notifications/message without declaring the logging capability (a MUST in the "
+         "spec; a warning here because the Python SDK's MCPServer does so whenever a tool logs through "
+         "its context).",
+         '2025-11-25/server/utilities/logging.mdx \u00a7Capabilities ("MUST declare the logging capability")',
+         bad='capabilities {"tools":{}}, then notifications/message', good='capabilities {"logging":{}}'),
     # progress
-    Rule(
-        "progress.unknown-token",
-        E,
-        "A progress notification names a token that no request carried in _meta.progressToken.",
-        f"{PROGRESS} \u00a7Behavior Requirements",
-        bad='notifications/progress with progressToken "x", never sent',
-        good="the token of an in-flight request",
-    ),
-    Rule(
-        "progress.after-completion",
-        E,
-        "A progress notification came after its request was answered: progress must stop when the "
-        "operation completes.",
-        f"{PROGRESS} \u00a7Implementation Notes",
-        bad="the tools/call result, then progress for its token",
-        good="progress, then the result",
-    ),
-    Rule(
-        "progress.invalid",
-        E,
-        "A progress notification without a string or integer progressToken, or without a number progress.",
-        "schema/<rev> ProgressNotificationParams (progressToken and progress required)",
-        bad='{"method":"notifications/progress","params":{"progressToken":"t1","progress":"50%"}}',
-        good='{"method":"notifications/progress","params":{"progressToken":"t1","progress":50,"total":100}}',
-    ),
-    Rule(
-        "progress.not-increasing",
-        E,
-        "The progress value did not increase from one notification to the next for the same token.",
-        f'{PROGRESS} \u00a7Progress Flow ("MUST increase with each notification")',
-        bad="progress 50, then 40",
-        good="progress 40, then 50",
-    ),
+    Rule(RuleId.PROGRESS_UNKNOWN_TOKEN, E,
+         "A progress notification names a token that no request carried in _meta.progressToken.",
+         f"{PROGRESS} \u00a7Behavior Requirements",
+         bad='notifications/progress with progressToken "x", never sent',
+         good="the token of an in-flight request"),
+    Rule(RuleId.PROGRESS_AFTER_COMPLETION, E,
+         "A progress notification came after its request was answered: progress must stop when the "
+         "operation completes.",
+         f"{PROGRESS} \u00a7Implementation Notes",
+         bad="the tools/call result, then progress for its token", good="progress, then the result"),
+    Rule(RuleId.PROGRESS_INVALID, E,
+         "A progress notification without a string or integer progressToken, or without a number progress.",
+         "schema/<rev> ProgressNotificationParams (progressToken and progress required)",
+         bad='{"method":"notifications/progress","params":{"progressToken":"t1","progress":"50%"}}',
+         good='{"method":"notifications/progress","params":{"progressToken":"t1","progress":50,"total":100}}'),
+    Rule(RuleId.PROGRESS_NOT_INCREASING, E,
+         "The progress value did not increase from one notification to the next for the same token.",
+         f'{PROGRESS} \u00a7Progress Flow ("MUST increase with each notification")',
+         bad="progress 50, then 40", good="progress 40, then 50"),
     # logging
-    Rule(
-        "logging.invalid-message",
-        E,
-        "A notifications/message whose level is not one of the eight RFC 5424 levels, or without data.",
-        "2025-11-25/server/utilities/logging.mdx \u00a7Log Levels; schema LoggingMessageNotificationParams",
-        bad='{"method":"notifications/message","params":{"level":"verbose","data":"x"}}',
-        good='{"method":"notifications/message","params":{"level":"debug","data":"x"}}',
-    ),
+    Rule(RuleId.LOGGING_INVALID_MESSAGE, E,
+         "A notifications/message whose level is not one of the eight RFC 5424 levels, or without data.",
+         "2025-11-25/server/utilities/logging.mdx \u00a7Log Levels; schema LoggingMessageNotificationParams",
+         bad='{"method":"notifications/message","params":{"level":"verbose","data":"x"}}',
+         good='{"method":"notifications/message","params":{"level":"debug","data":"x"}}'),
     # result shapes
-    Rule(
-        "schema.result-shape",
-        E,
-        "A result does not fit its method's result definition in the official JSON Schema of the "
-        "revision in force (a required field missing, a wrong type, a content block of no known type).",
-        "schema/<rev>/schema.json (the method's *Result definition)",
-        bad='{"result":{"tools":[{"name":"get_ticket"}]}}',
-        good='{"result":{"tools":[{"name":"get_ticket","inputSchema":{"type":"object"}}]}}',
-    ),
+    Rule(RuleId.SCHEMA_RESULT_SHAPE, E,
+         "A result does not fit its method's result definition in the official JSON Schema of the "
+         "revision in force (a required field missing, a wrong type, a content block of no known type).",
+         "schema/<rev>/schema.json (the method's *Result definition)",
+         bad='{"result":{"tools":[{"name":"get_ticket"}]}}',
+         good='{"result":{"tools":[{"name":"get_ticket","inputSchema":{"type":"object"}}]}}'),
     # lifecycle
-    Rule(
-        "lifecycle.no-exit-on-eof",
-        W,
-        "The server was still running after its stdin closed; it should exit promptly.",
-        f"{STDIO} \u00a7Shutdown",
-        bad="a server that ignores EOF on stdin",
-        good="exit when stdin reaches end of file",
-    ),
-    Rule(
-        "lifecycle.crash-in-flight",
-        E,
-        "The server exited with requests in flight: their replies are lost.",
-        f"{STDIO} \u00a7Shutdown, \u00a7Unexpected Termination",
-        bad="exit while a tools/call is pending",
-        good="answer, then exit",
-    ),
+    Rule(RuleId.LIFECYCLE_NO_EXIT_ON_EOF, W,
+         "The server was still running after its stdin closed; it should exit promptly.",
+         f"{STDIO} \u00a7Shutdown",
+         bad="a server that ignores EOF on stdin", good="exit when stdin reaches end of file"),
+    Rule(RuleId.LIFECYCLE_CRASH_IN_FLIGHT, E,
+         "The server exited with requests in flight: their replies are lost.",
+         f"{STDIO} \u00a7Shutdown, \u00a7Unexpected Termination",
+         bad="exit while a tools/call is pending", good="answer, then exit"),
 ]
+# fmt: on
 
+# By id. A RuleId is its id as a str, so a user's spelling (``mcpspy rules ID``) finds its rule too.
 RULES: dict[str, Rule] = {rule.id: rule for rule in RULES_TABLE}
 assert len(RULES) == len(RULES_TABLE), "duplicate rule id"

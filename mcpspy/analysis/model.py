@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 
 
@@ -55,7 +56,7 @@ class ExchangeState(enum.Enum):
 class Rule:
     """One row of the findings catalogue."""
 
-    id: str  # stable, public: "stdout.not-json"
+    id: RuleId  # stable, public: "stdout.not-json"
     severity: Severity
     summary: str  # one sentence for a person
     source: str  # where the spec says so
@@ -72,7 +73,7 @@ class Finding:
     related_seq: int | None = None  # e.g. the request a stray reply points back to
 
     @property
-    def id(self) -> str:
+    def id(self) -> RuleId:
         return self.rule.id
 
     @property

@@ -1,4 +1,4 @@
-"""Where the analysis's parts put what they learn: findings and changed exchanges."""
+"""Where the rule families put what they learn: findings and changed exchanges."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from mcpspy.analysis.model import (
     Message,
     MessageSeen,
 )
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 
 
 class Reporter:
-    """Shared by the Analyzer's parts; ``events`` is what the current feed() returns."""
+    """Shared by the Analyzer's rule families; ``events`` is what the current feed() returns."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
@@ -33,9 +34,10 @@ class Reporter:
         self.events.append(ExchangeUpdated(exchange))
 
     def find(
-        self, rule_id: str, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
+        self, rule: RuleId, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
     ) -> None:
-        finding = Finding(RULES[rule_id], seq, stream, sentence, related_seq)
+        """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is."""
+        finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
         self.findings.append(finding)
         target = self.by_seq.get(seq)
         if target is not None:

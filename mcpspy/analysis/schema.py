@@ -65,7 +65,8 @@ WANTED_NAMES = {
 PLAIN_TYPES: dict[str, type] = {"object": dict, "array": list, "string": str, "boolean": bool}
 
 
-def describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A JSON value's type in words ("an object", "a string"), for a finding's sentence."""
     return TYPE_NAMES.get(type(value), type(value).__name__)
 
 
@@ -181,7 +182,7 @@ class Schemas:
 
         def check(value: Any) -> Problem | None:
             if not isinstance(value, dict):
-                return Problem(f"is {describe(value)}, not an object") if typed else None
+                return Problem(f"is {describe_value(value)}, not an object") if typed else None
             for name in required:
                 if name not in value:
                     return Problem(f'has no "{name}", which is required')
@@ -208,7 +209,7 @@ class Schemas:
 
         def check(value: Any) -> Problem | None:
             if not isinstance(value, list):
-                return Problem(f"is {describe(value)}, not an array") if typed else None
+                return Problem(f"is {describe_value(value)}, not an array") if typed else None
             if isinstance(max_items, int) and len(value) > max_items:
                 return Problem(f"has {len(value)} items, more than the {max_items} allowed")
             if items is not None:
@@ -233,7 +234,7 @@ class Schemas:
                 """Every branch requires "type" with a const of its own: only the one named can match."""
                 tag = value.get("type") if isinstance(value, dict) else None
                 if tag is None:
-                    return Problem(f"is {describe(value)} that matches none of {', '.join(names)}")
+                    return Problem(f"is {describe_value(value)} that matches none of {', '.join(names)}")
                 sub = by_tag.get(tag) if isinstance(tag, str) else None
                 if sub is None:
                     return Problem(f"is {_json(tag)}, not one of {allowed}").at("type")
@@ -254,7 +255,7 @@ class Schemas:
             if tag is not None and all(tags):
                 allowed = ", ".join(_json(t) for t in tags)
                 return Problem(f"is {_json(tag)}, not one of {allowed}").at("type")
-            return Problem(f"is {describe(value)} that matches none of {', '.join(names)}")
+            return Problem(f"is {describe_value(value)} that matches none of {', '.join(names)}")
 
         return check
 
@@ -296,7 +297,7 @@ def _leaf(node: Any) -> tuple[type, str | None] | None:
 def _leaf_problem(value: Any, kind: type, const: str | None) -> Problem:
     if const is not None:
         return Problem(f"is {_json(value)}, not {_json(const)}")
-    return Problem(f"is {describe(value)}, not {TYPE_NAMES[kind]}")
+    return Problem(f"is {describe_value(value)}, not {TYPE_NAMES[kind]}")
 
 
 def _accept(value: Any) -> Problem | None:
@@ -326,14 +327,14 @@ def _type_check(wanted: Any) -> Check:
         plain = PLAIN_TYPES[names[0]]
 
         def check_plain(value: Any) -> Problem | None:
-            return None if isinstance(value, plain) else Problem(f"is {describe(value)}, not {label}")
+            return None if isinstance(value, plain) else Problem(f"is {describe_value(value)}, not {label}")
 
         return check_plain
 
     def check(value: Any) -> Problem | None:
         if any(_is_type(value, name) for name in names):
             return None
-        return Problem(f"is {describe(value)}, not {label}")
+        return Problem(f"is {describe_value(value)}, not {label}")
 
     return check
 

@@ -19,7 +19,7 @@ Chromium); the filter box hides rows by words rendered beside them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from html import escape
 
 import orjson
@@ -117,7 +117,13 @@ def keys(*words: object) -> str:
 
 
 def row_summary(
-    t: float, direction: str, kind: str, what: str, id_html: str, outcome_html: str, finding_ids: list[str]
+    t: float,
+    direction: str,
+    kind: str,
+    what: str,
+    id_html: str,
+    outcome_html: str,
+    finding_ids: Sequence[str],
 ) -> str:
     """A row's one line, in few elements (10,000 rows are laid out fast): columns by padding, in monospace."""
     flags = f' <span class="flags">{" ".join(text(f) for f in finding_ids)}</span>' if finding_ids else ""

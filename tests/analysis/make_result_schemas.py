@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpspy.analysis.rules.shapes import RESULT_DEFS
 from mcpspy.analysis.schema import PACKAGED, REVISIONS
-from mcpspy.analysis.shapes import RESULT_DEFS
 
 SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "spec"
 SOURCE = (

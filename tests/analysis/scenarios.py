@@ -1,224 +1,50 @@
 """Every analysis scenario, written out as the lines a capture would hold.
 
 `python -m tests.analysis.scenarios` writes them to fixtures/*.jsonl (the
-captures mcpspy ships and tests against); EXPECTED says what each must give.
+captures mcpspy ships and tests against); tests/analysis/expected.py says what
+each must give.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Any
 
 import orjson
 
-from mcpspy.capture.format import FORMAT_VERSION, encode_header, encode_record
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Stream
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-V = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": V,
-    "io.modelcontextprotocol/clientInfo": {"name": "terminal", "version": "0.1.0"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "helpdesk", "version": "0.1.0"}}
-DISCOVER_RESULT = {
-    "resultType": "complete",
-    "supportedVersions": [V],
-    "capabilities": {"tools": {}},
-    "instructions": "The company's helpdesk.",
-    "_meta": SERVER_META,
-    "ttlMs": 3600000,
-    "cacheScope": "public",
-}
-TOOLS_RESULT = {
-    "resultType": "complete",
-    "tools": [{"name": "get_ticket", "inputSchema": {"type": "object"}}],
-    "ttlMs": 60000,
-    "cacheScope": "public",
-    "_meta": SERVER_META,
-}
-CALL_RESULT = {"resultType": "complete", "content": [{"type": "text", "text": "ticket 2318: open"}]}
-
-Step = tuple[str, Any] | tuple[str, Any, dict[str, Any]]
-
-
-def req(i: Any, method: str, meta: bool = True, **params: Any) -> dict[str, Any]:
-    p = dict(params)
-    if meta:
-        p["_meta"] = META
-    return {"jsonrpc": "2.0", "id": i, "method": method, "params": p}
-
-
-def res(i: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": i, "result": result}
-
-
-def err(i: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    e: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        e["data"] = data
-    out: dict[str, Any] = {"jsonrpc": "2.0", "error": e}
-    if i is not None:
-        out = {"jsonrpc": "2.0", "id": i, "error": e}
-    return out
-
-
-def cancel(i: Any) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "method": "notifications/cancelled",
-        "params": {"requestId": i, "reason": "user gave up"},
-    }
-
-
-def c2s(x: Any) -> Step:
-    return ("c2s", x)
-
-
-def s2c(x: Any) -> Step:
-    return ("s2c", x)
-
-
-def ev(name: str, **details: Any) -> Step:
-    return ("event", name, details)
-
-
-def discover(i: Any = 1) -> list[Step]:
-    return [c2s(req(i, "server/discover")), s2c(res(i, DISCOVER_RESULT))]
-
-
-def initialize(version: str = "2025-06-18", capabilities: dict[str, Any] | None = None, i: Any = 0) -> Step:
-    return c2s(
-        {
-            "jsonrpc": "2.0",
-            "id": i,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": version,
-                "capabilities": capabilities or {},
-                "clientInfo": {"name": "old", "version": "1"},
-            },
-        }
-    )
-
-
-def initialize_result(
-    version: str = "2025-06-18", capabilities: dict[str, Any] | None = None, i: Any = 0
-) -> Step:
-    return s2c(
-        res(
-            i,
-            {
-                "protocolVersion": version,
-                "capabilities": capabilities or {"tools": {}},
-                "serverInfo": {"name": "helpdesk", "version": "0.1.0"},
-            },
-        )
-    )
-
-
-def notify(method: str, **params: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": method, "params": params}
-
-
-INITIALIZED = c2s({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-
-LEGACY_INIT = [initialize(capabilities={"roots": {}}), initialize_result(), INITIALIZED]
-RICH_CAPABILITIES = {
-    "tools": {"listChanged": True},
-    "prompts": {},
-    "resources": {"subscribe": True},
-    "completions": {},
-    "logging": {},
-}
-LIST_META = {"resultType": "complete", "ttlMs": 60000, "cacheScope": "public", "_meta": SERVER_META}
-# A valid result for each method whose shape is checked; legacy results drop the 2026-07-28 fields.
-RESULTS: dict[str, dict[str, Any]] = {
-    "tools/list": {
-        "tools": [
-            {
-                "name": "get_ticket",
-                "title": "Get a ticket",
-                "description": "One ticket.",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {"id": {"type": "string"}},
-                    "required": ["id"],
-                },
-                "annotations": {"readOnlyHint": True},
-            }
-        ],
-        "nextCursor": "page-2",
-    },
-    "tools/call": {
-        "content": [
-            {"type": "text", "text": "ticket 2318: open"},
-            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-            {
-                "type": "resource",
-                "resource": {"uri": "helpdesk://tickets/2318", "mimeType": "text/plain", "text": "open"},
-            },
-        ],
-        "structuredContent": {"id": 2318, "status": "open"},
-        "isError": False,
-    },
-    "prompts/list": {"prompts": [{"name": "triage", "arguments": [{"name": "ticket", "required": True}]}]},
-    "prompts/get": {
-        "description": "Triage",
-        "messages": [{"role": "user", "content": {"type": "text", "text": "Triage ticket 2318"}}],
-    },
-    "resources/list": {
-        "resources": [
-            {
-                "uri": "helpdesk://tickets/2318",
-                "name": "ticket 2318",
-                "mimeType": "application/json",
-                "size": 120,
-            }
-        ]
-    },
-    "resources/templates/list": {
-        "resourceTemplates": [{"uriTemplate": "helpdesk://tickets/{id}", "name": "ticket"}]
-    },
-    "resources/read": {"contents": [{"uri": "helpdesk://tickets/2318", "blob": "e30="}]},
-    "completion/complete": {"completion": {"values": ["2318", "2319"], "total": 2, "hasMore": False}},
-}
-
-
-def modern_result(method: str) -> dict[str, Any]:
-    extra = (
-        LIST_META
-        if method
-        in ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read")
-        else {"resultType": "complete"}
-    )
-    return {**RESULTS[method], **extra}
-
-
-def every_method(make_request: Any, make_result: Any) -> list[Step]:
-    steps: list[Step] = []
-    for i, method in enumerate(RESULTS, start=10):
-        steps += [c2s(make_request(i, method)), s2c(res(i, make_result(method)))]
-    return steps
-
-
-def progress(token: Any, value: float, **more: Any) -> Step:
-    return s2c(notify("notifications/progress", progressToken=token, progress=value, **more))
-
-
-def call_with_token(i: Any, token: Any) -> Step:
-    return c2s(
-        {
-            **req(i, "tools/call", name="export"),
-            "params": {"name": "export", "_meta": {**META, "progressToken": token}},
-        }
-    )
-
+from tests.analysis.scenarios_lines import LINE_SCENARIOS
+from tests.analysis.steps import (
+    CALL_RESULT,
+    DISCOVER_RESULT,
+    FIXTURES,
+    INITIALIZED,
+    LEGACY_INIT,
+    META,
+    RESULTS,
+    RICH_CAPABILITIES,
+    TOOLS_RESULT,
+    Step,
+    V,
+    build,
+    c2s,
+    call_with_token,
+    cancel,
+    discover,
+    err,
+    ev,
+    every_method,
+    initialize,
+    initialize_result,
+    modern_result,
+    notify,
+    progress,
+    req,
+    res,
+    s2c,
+    wait,
+)
 
 SCENARIOS: dict[str, list[Step]] = {
+    **LINE_SCENARIOS,
     # --- the seed lesson
     "lesson-discover": [*discover(), ev("stdin-closed"), ev("server-exited", code=0)],
     "lesson-notification-typed": [
@@ -349,37 +175,7 @@ SCENARIOS: dict[str, list[Step]] = {
         ev("stdin-closed"),
         ev("server-exited", code=0),
     ],
-    # --- one per rule
-    "stdout-multiline-json": [
-        c2s(req(1, "server/discover")),
-        *[
-            s2c(line)
-            for line in orjson.dumps(res(1, DISCOVER_RESULT), option=orjson.OPT_INDENT_2).decode().split("\n")
-        ],
-    ],
-    "stdout-content-length": [
-        c2s(req(1, "server/discover")),
-        s2c("Content-Length: 120"),
-        s2c(""),
-        s2c(res(1, DISCOVER_RESULT)),
-    ],
-    "stdout-invalid-utf8": [s2c(b"\xff\xfeoops"), *discover()],
-    "stdout-crlf": [c2s(req(1, "server/discover")), s2c(orjson.dumps(res(1, DISCOVER_RESULT)) + b"\r")],
-    "stdout-unterminated": [c2s(req(1, "server/discover")), ("s2c-unterminated", res(1, DISCOVER_RESULT))],
-    "stdin-not-json": [c2s("tools/list please"), *discover()],
-    "jsonrpc-version": [c2s({**req(1, "server/discover"), "jsonrpc": "1.0"}), s2c(res(1, DISCOVER_RESULT))],
-    "jsonrpc-batch": [c2s([req(1, "server/discover")]), s2c(err(None, -32600, "Invalid Request"))],
-    "jsonrpc-invalid": [s2c({"jsonrpc": "2.0", "hello": "world"}), *discover()],
-    "jsonrpc-null-id": [c2s(req(None, "tools/list")), s2c(res(None, TOOLS_RESULT))],
-    "jsonrpc-id-type": [c2s(req(1.5, "tools/list")), s2c(res(1.5, TOOLS_RESULT))],
-    "jsonrpc-result-and-error": [
-        c2s(req(1, "server/discover")),
-        s2c({**res(1, DISCOVER_RESULT), "error": {"code": -32603, "message": "x"}}),
-    ],
-    "jsonrpc-error-shape": [
-        c2s(req(1, "server/discover")),
-        s2c({"jsonrpc": "2.0", "id": 1, "error": "boom"}),
-    ],
+    # --- one per rule (those about lines alone: scenarios_lines.py)
     "jsonrpc-deprecated-error-code": [
         c2s(req(1, "tools/call", name="x")),
         s2c(err(1, -32001, "Tool failed")),
@@ -391,6 +187,11 @@ SCENARIOS: dict[str, list[Step]] = {
         c2s(req(1, "tools/list")),
         c2s(req(1, "server/discover")),
         s2c(res(1, TOOLS_RESULT)),
+    ],
+    "pairing-slow": [
+        c2s(req(1, "tools/call", name="get_ticket")),
+        wait(31.0),
+        s2c(res(1, CALL_RESULT)),
     ],
     "pairing-unanswered": [
         c2s(req(1, "tools/call", name="get_ticket")),
@@ -550,114 +351,6 @@ SCENARIOS: dict[str, list[Step]] = {
         s2c(res(1, {**DISCOVER_RESULT, "supportedVersions": "2026-07-28"})),
     ],
 }
-
-# The expected findings of each scenario: (rule id, seq). Seqs count from 1.
-EXPECTED: dict[str, list[tuple[str, int]]] = {
-    "lesson-discover": [],
-    "lesson-notification-typed": [],
-    "lesson-method-not-found": [],
-    "lesson-unsupported-version": [],
-    "lesson-missing-meta": [("meta.missing", 3)],
-    "lesson-parse-error": [("stdin.not-json", 1)],
-    "lesson-ready-glued": [("stdout.glued-prefix", 2)],
-    "lesson-ready-line": [("stdout.not-json", 1)],
-    "lesson-out-of-order": [("pairing.out-of-order", 3)],
-    "lesson-cancelled": [("pairing.reply-after-cancel", 3)],
-    "cancel-clean": [],
-    "clean-modern": [],
-    "clean-legacy": [],
-    "claude-code-dual-opening-modern": [],
-    "claude-code-dual-opening-legacy": [],
-    "subscription-open-for-life": [],
-    "clean-shapes-legacy": [],
-    "clean-shapes-modern": [],
-    "clean-progress": [],
-    "stdout-multiline-json": [("stdout.multiline-json", 2)],
-    "stdout-content-length": [("stdout.content-length", 2), ("stdout.blank-line", 3)],
-    "stdout-invalid-utf8": [("stdout.invalid-utf8", 1)],
-    "stdout-crlf": [("stdout.crlf", 2)],
-    "stdout-unterminated": [("stdout.unterminated", 2)],
-    "stdin-not-json": [("stdin.not-json", 1)],
-    "jsonrpc-version": [("jsonrpc.version", 1)],
-    "jsonrpc-batch": [("jsonrpc.batch", 1)],
-    "jsonrpc-invalid": [("jsonrpc.invalid", 1)],
-    "jsonrpc-null-id": [("jsonrpc.null-id", 1), ("jsonrpc.null-id", 2)],
-    "jsonrpc-id-type": [("jsonrpc.id-type", 1), ("jsonrpc.id-type", 2)],
-    "jsonrpc-result-and-error": [("jsonrpc.result-and-error", 2)],
-    "jsonrpc-error-shape": [("jsonrpc.error-shape", 2)],
-    "jsonrpc-deprecated-error-code": [("jsonrpc.deprecated-error-code", 2)],
-    "pairing-unknown-id": [("pairing.unknown-id", 2), ("pairing.unanswered", 1)],
-    "pairing-string-id-is-not-int": [("pairing.unknown-id", 2), ("pairing.unanswered", 1)],
-    "pairing-duplicate-response": [("pairing.duplicate-response", 3)],
-    "pairing-duplicate-id": [("pairing.duplicate-id", 2)],
-    "pairing-unanswered": [("pairing.unanswered", 1)],
-    "cancel-unknown-request": [("cancel.unknown-request", 1)],
-    "version-unlisted": [("version.unlisted", 4)],
-    "result-missing-result-type": [("result.missing-result-type", 2)],
-    "cache-missing-ttl": [("cache.missing-ttl", 2)],
-    "direction-server-request": [("direction.server-request", 3), ("pairing.unanswered", 3)],
-    "direction-client-response": [("direction.client-response", 3), ("pairing.unknown-id", 3)],
-    "ping-modern": [("ping.modern", 3)],
-    "legacy-initialized-missing": [("legacy.initialized-missing", 3)],
-    "lifecycle-no-exit-on-eof": [("lifecycle.no-exit-on-eof", 4)],
-    "lifecycle-crash-in-flight": [("lifecycle.crash-in-flight", 3)],
-    "meta-not-rejected": [("meta.missing", 3), ("meta.not-rejected", 4)],
-    "error-unsupported-version-data": [("error.unsupported-version-data", 2)],
-    "legacy-early-request": [("legacy.early-request", 2)],
-    "legacy-initialized-early": [("legacy.initialized-early", 2)],
-    "legacy-server-early-request": [("legacy.server-early-request", 3)],
-    "legacy-reinitialize": [("legacy.reinitialize", 4)],
-    "legacy-version-unknown": [("legacy.version-unknown", 2)],
-    "legacy-version-changed": [("legacy.version-changed", 2)],
-    "capability-server-undeclared": [
-        ("capability.server-undeclared", 4),
-        ("capability.server-undeclared", 6),
-    ],
-    "capability-server-undeclared-modern": [("capability.server-undeclared", 3)],
-    "capability-client-undeclared": [("capability.client-undeclared", 4)],
-    "capability-client-unnegotiated": [("capability.client-unnegotiated", 4)],
-    "capability-list-changed-undeclared": [("capability.list-changed-undeclared", 4)],
-    "capability-logging-undeclared": [("capability.logging-undeclared", 4)],
-    "progress-unknown-token": [("progress.unknown-token", 3)],
-    "progress-after-completion": [("progress.after-completion", 4)],
-    "progress-not-increasing": [("progress.not-increasing", 3)],
-    "progress-invalid": [("progress.invalid", 2), ("progress.invalid", 3)],
-    "cancel-initialize": [("cancel.initialize", 2), ("pairing.reply-after-cancel", 3)],
-    "logging-invalid-message": [("logging.invalid-message", 4), ("logging.invalid-message", 5)],
-    "schema-tool-without-input-schema": [("schema.result-shape", 2)],
-    "schema-content-block": [("schema.result-shape", 5), ("schema.result-shape", 7)],
-    "schema-initialize-result": [("schema.result-shape", 2)],
-    "schema-discover-result": [("schema.result-shape", 2)],
-}
-
-
-def build(steps: list[Step], name: str) -> bytes:
-    header = Header(
-        FORMAT_VERSION,
-        f"fixture-{name}",
-        "2026-10-15T09:00:00.000Z",
-        ("node", "handwritten/server.ts"),
-        name,
-        "/home/tom/helpdesk",
-        "0.1.0",
-        4242,
-    )
-    out = [encode_header(header)]
-    for seq, step in enumerate(steps, start=1):
-        t = round(seq * 0.01, 6)
-        kind, value = step[0], step[1]
-        if kind == "event":
-            out.append(encode_record(LifecycleRecord(seq, t, Event(value), step[2])))  # type: ignore[misc]
-            continue
-        terminated = not kind.endswith("-unterminated")
-        stream = Stream(kind.removesuffix("-unterminated"))
-        data = (
-            value
-            if isinstance(value, bytes)
-            else (value.encode() if isinstance(value, str) else orjson.dumps(value))
-        )
-        out.append(encode_record(LineRecord(seq, t, stream, data, terminated)))
-    return b"".join(out)
 
 
 def main() -> int:

@@ -6,8 +6,11 @@ import pytest
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Era, ExchangeState, Kind, Severity
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.replay_policy import analyze_capture
-from tests.analysis.scenarios import EXPECTED, FIXTURES, SCENARIOS, build
+from tests.analysis.expected import EXPECTED
+from tests.analysis.scenarios import SCENARIOS
+from tests.analysis.steps import FIXTURES, build
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -19,17 +22,6 @@ def test_fixture_gives_exactly_its_findings(name: str) -> None:
     _, analyzer = analyze_capture(path)
     got = sorted((f.id, f.seq) for f in analyzer.findings)
     assert got == sorted(EXPECTED[name]), [f.message for f in analyzer.findings]
-
-
-def test_every_rule_in_the_catalogue_has_a_fixture_or_a_twin() -> None:
-    covered = {rule for expected in EXPECTED.values() for rule, _ in expected}
-    # The stdin framing twins share their code path with stdout's.
-    missing = {
-        r
-        for r in RULES
-        if r not in covered and not (r.startswith("stdin.") and r.replace("stdin.", "stdout.") in covered)
-    }
-    assert missing == {"pairing.slow"}  # slow needs a clock: tested below with check_pending
 
 
 def analyze(name: str):  # type: ignore[no-untyped-def]
@@ -88,8 +80,8 @@ def test_slow_requests_are_flagged_once_when_asked_at_a_time() -> None:
     assert a.check_pending(10.0) == []
     (event,) = a.check_pending(40.0)
     assert a.check_pending(50.0) == []
-    assert event.finding.id == "pairing.slow"  # type: ignore[union-attr]
-    assert RULES["pairing.slow"].severity is Severity.WARNING
+    assert event.finding.id is RuleId.PAIRING_SLOW  # type: ignore[union-attr]
+    assert RULES[RuleId.PAIRING_SLOW].severity is Severity.WARNING
 
 
 SENTENCES = {

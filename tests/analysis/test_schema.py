@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from mcpspy.analysis.rules.shapes import RESULT_DEFS, result_problem
 from mcpspy.analysis.schema import PACKAGED, REVISIONS, Schemas, schemas_for
-from mcpspy.analysis.shapes import RESULT_DEFS, result_problem
 from mcpspy.capture.records import Stream
 from tests.analysis.make_result_schemas import SPEC_DIR, build
-from tests.analysis.scenarios import RESULTS
+from tests.analysis.steps import RESULTS
 
 
 @pytest.mark.skipif(not SPEC_DIR.is_dir(), reason="the spec snapshot is not beside this checkout")

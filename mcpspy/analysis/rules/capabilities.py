@@ -1,4 +1,4 @@
-"""Capability gating: each side uses only what the other declared.
+"""Capability gating (capability.*): each side uses only what the other declared.
 
 The server's capabilities come from its initialize result (legacy) or its
 server/discover result (2026-07-28); the client's from its initialize
@@ -8,12 +8,13 @@ finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from mcpspy.analysis.message_fields import params_of, result_of
 from mcpspy.analysis.model import Message
-from mcpspy.analysis.pairing import params_of
 from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 
 # method -> (capability, sub-flag that must be true or None, the first revision that has it)
 SERVER_FEATURES: dict[str, tuple[str, str | None, str]] = {
@@ -50,8 +51,9 @@ def _declared(capabilities: dict[str, Any], name: str, flag: str | None = None) 
 
 
 class Capabilities:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
+        self._era = era
         self.server: dict[str, Any] | None = None
         self.client: dict[str, Any] | None = None
 
@@ -63,16 +65,13 @@ class Capabilities:
     def learn_server(self, method: str, reply: Message) -> None:
         if method != "initialize" and method != "server/discover":
             return
-        result = reply.payload.get("result")
+        result = result_of(reply)
         if isinstance(result, dict):
             capabilities = result.get("capabilities")
             if isinstance(capabilities, dict):
                 self.server = capabilities
 
-    def client_request(
-        self, message: Message, version: str | None, revision_of: Callable[[Message, str | None], str | None]
-    ) -> None:
-        """``revision_of(message, version)`` is the request's revision, asked only when it matters."""
+    def client_request(self, message: Message) -> None:
         if self.server is None:
             return
         feature = SERVER_FEATURES.get(message.method or "")
@@ -80,26 +79,27 @@ class Capabilities:
             return
         name, flag, since = feature
         if since:
-            revision = revision_of(message, version)
+            revision = self._era.revision(message)
             if revision is None or revision < since:
                 return
         if not _declared(self.server, name, flag):
             what = f"{name}.{flag}" if flag else name
             self._out.find(
-                "capability.server-undeclared",
+                RuleId.CAPABILITY_SERVER_UNDECLARED,
                 message.seq,
                 message.stream,
                 f"{message.method} (id {message.id!r}) needs the server's {what} capability, "
                 "which it did not declare",
             )
 
-    def server_request(self, message: Message, revision: str | None) -> None:
+    def server_request(self, message: Message) -> None:
         name = CLIENT_FEATURES.get(message.method or "")
         if name is None or self.client is None or _declared(self.client, name):
             return
+        revision = self._era.protocol_version
         must = revision is not None and revision >= MUST_SINCE
         self._out.find(
-            "capability.client-undeclared" if must else "capability.client-unnegotiated",
+            RuleId.CAPABILITY_CLIENT_UNDECLARED if must else RuleId.CAPABILITY_CLIENT_UNNEGOTIATED,
             message.seq,
             message.stream,
             f"the server sent {message.method} (id {message.id!r}), but the client did not "
@@ -112,7 +112,7 @@ class Capabilities:
         method = message.method or ""
         if method == "notifications/message" and not _declared(self.server, "logging"):
             self._out.find(
-                "capability.logging-undeclared",
+                RuleId.CAPABILITY_LOGGING_UNDECLARED,
                 message.seq,
                 message.stream,
                 "the server sent notifications/message without declaring the logging capability",
@@ -120,7 +120,7 @@ class Capabilities:
         name = LIST_CHANGED.get(method)
         if name is not None and not _declared(self.server, name, "listChanged"):
             self._out.find(
-                "capability.list-changed-undeclared",
+                RuleId.CAPABILITY_LIST_CHANGED_UNDECLARED,
                 message.seq,
                 message.stream,
                 f"the server sent {method} without declaring {name}.listChanged: true",

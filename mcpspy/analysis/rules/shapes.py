@@ -1,10 +1,20 @@
-"""Result shapes: a known method's result, checked against its revision's schema definition."""
+"""Result shapes (schema.*): a known method's result, checked against its revision's schema definition.
+
+The revision is the one the exchange is held to (rules/legacy.py's
+``EraTracker.revision``); the definitions and their validator are in
+analysis/schema.py.
+"""
 
 from __future__ import annotations
 
 import functools
 from typing import Any
 
+from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.model import Exchange, Message
+from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.analysis.schema import Check, schemas_for
 from mcpspy.capture.records import Stream
 
@@ -27,8 +37,31 @@ ANSWERED_BY_CLIENT = frozenset({"roots/list", "sampling/createMessage", "elicita
 # 2026-07-28 results: result.missing-result-type and cache.missing-ttl already name these when absent.
 OWNED_ELSEWHERE = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 MODERN = "2026-07-28"
-S2C = Stream.S2C  # an Enum class attribute runs Python code per access on 3.11
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424
+TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
+
+
+class Shapes:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
+        self._out = out
+        self._era = era
+
+    def result(self, exchange: Exchange, message: Message, request: Message) -> None:
+        """A result (not an error) that answered ``request``."""
+        result = result_of(message)
+        if exchange.method not in RESULT_DEFS or not isinstance(result, dict):
+            return
+        revision = self._era.revision(request)
+        if revision is None or (revision == TASKS_REVISION and "task" in params_of(request)):
+            return  # a task-augmented request is answered with a CreateTaskResult instead
+        problem = result_problem(exchange.method, exchange.stream, revision, result)
+        if problem is not None:
+            self._out.find(
+                RuleId.SCHEMA_RESULT_SHAPE,
+                message.seq,
+                message.stream,
+                problem,
+                related_seq=exchange.request_seq,
+            )
 
 
 @functools.cache
@@ -49,7 +82,7 @@ def result_problem(method: str, request_stream: Stream, revision: str, result: d
     None too when mcpspy has no schema for it: unknown methods and revisions,
     a method answered from the wrong side, a result that is not final.
     """
-    definition = _definition(method, request_stream is S2C, revision)
+    definition = _definition(method, request_stream is Stream.S2C, revision)
     if definition is None:
         return None
     name, check = definition
@@ -61,16 +94,3 @@ def result_problem(method: str, request_stream: Stream, revision: str, result: d
     if problem is None:
         return None
     return f"the {method} result does not fit {name} ({revision}): {problem.where('result')} {problem.text}"
-
-
-def log_message_problem(params: dict[str, Any]) -> str | None:
-    """Why a notifications/message is malformed (same shape in every revision), or None."""
-    level = params.get("level")
-    if level not in LOG_LEVELS:
-        got = f"{level!r}" if "level" in params else "missing"
-        return f"params.level is {got}, not one of {', '.join(LOG_LEVELS)}"
-    if "data" not in params:
-        return "params.data is missing; it is required (any JSON value)"
-    if "logger" in params and not isinstance(params["logger"], str):
-        return "params.logger is not a string"
-    return None

@@ -1,0 +1,171 @@
+"""The era of the process, and the legacy handshake's rules (legacy.*).
+
+Modern (2026-07-28): every request carries _meta protocolVersion and
+clientCapabilities, and there is no handshake. Legacy: an answered
+`initialize` switches the process to the 2024-11-05 .. 2025-11-25 rules, the
+version in its result in force. The era is read from what this process
+carries, never from having seen a probe. What 2026-07-28 asks of a request
+that lacks _meta is rules/modern.py's; this file says which requests those are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
+from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.schema import REVISIONS
+
+LEGACY_REVISIONS = frozenset(REVISIONS[:4])
+
+
+class EraTracker:
+    def __init__(self, out: Reporter) -> None:
+        self._out = out
+        self.era = Era.UNKNOWN
+        self.protocol_version: str | None = None
+        self._held: list[Message] = []  # requests without _meta while initialize is unanswered
+        self._initialize: Exchange | None = None
+        self._initialize_ok = False  # an initialize got a result in this process
+        self._initialized_sent = False
+        self._initialized_flagged = False
+
+    @property
+    def handshake_open(self) -> bool:
+        """A legacy handshake is under way or done, and the client has not sent initialized yet."""
+        return (
+            self._initialize is not None
+            and not self._initialized_sent
+            and (self._initialize_ok or self._initialize.state is ExchangeState.PENDING)
+        )
+
+    def revision(self, request: Message) -> str | None:
+        """The revision whose schema the exchange this request opens is held to."""
+        if self.era is Era.LEGACY:
+            if self.protocol_version in LEGACY_REVISIONS:
+                return self.protocol_version
+            if request.method == "initialize":  # its result named no known revision: the one asked for
+                requested = params_of(request).get("protocolVersion")
+                return requested if isinstance(requested, str) else None
+            return None
+        return request.exchange.version if request.exchange is not None else None
+
+    # --- what the client sends
+
+    def initialize(self, message: Message, exchange: Exchange) -> None:
+        if self._initialize_ok:
+            self._out.find(
+                RuleId.LEGACY_REINITIALIZE,
+                message.seq,
+                message.stream,
+                f"a second initialize (id {message.id!r}); the first was answered at seq "
+                f"{self._initialize.reply_seq if self._initialize else '?'}",
+            )
+        self._initialize = exchange
+
+    def client_request(self, message: Message, exchange: Exchange) -> bool:
+        """Any client request but initialize; True when the process is not legacy and it lacks _meta.
+
+        A request without _meta while initialize is pending is held until the
+        answer says the era (``initialize_answered``).
+        """
+        if exchange.version is not None:
+            if self.era is Era.UNKNOWN:
+                self.era = Era.MODERN
+                self.protocol_version = exchange.version
+            return False
+        if self.era is Era.LEGACY:
+            if not self._initialized_sent and not self._initialized_flagged and message.method != "ping":
+                self._initialized_flagged = True
+                self._out.find(
+                    RuleId.LEGACY_INITIALIZED_MISSING,
+                    message.seq,
+                    message.stream,
+                    f"{message.method} was sent before notifications/initialized",
+                )
+            return False
+        if self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
+            self._held.append(message)
+            return False
+        return True
+
+    def client_notification(self, message: Message) -> None:
+        if message.method != "notifications/initialized":
+            return
+        initialize = self._initialize
+        if initialize is not None and not self._initialize_ok:
+            when = (
+                "before initialize was answered"
+                if initialize.state is ExchangeState.PENDING
+                else f"after initialize failed (seq {initialize.reply_seq})"
+            )
+            self._out.find(
+                RuleId.LEGACY_INITIALIZED_EARLY,
+                message.seq,
+                message.stream,
+                f"notifications/initialized was sent {when}",
+                related_seq=initialize.request_seq,
+            )
+        self._initialized_sent = True
+
+    # --- what the server sends
+
+    def server_request(self, message: Message) -> None:
+        if self.era is not Era.MODERN and message.method != "ping" and self.handshake_open:
+            self._out.find(
+                RuleId.LEGACY_SERVER_EARLY_REQUEST,
+                message.seq,
+                message.stream,
+                f"the server sent {message.method or ''} (id {message.id!r}) before the client's "
+                "notifications/initialized",
+            )
+
+    def initialize_answered(self, message: Message, request: Message | None) -> list[Message]:
+        """The server's reply to initialize decides the era.
+
+        Returns the requests held while it was pending when the answer makes the
+        process modern: they lacked the _meta 2026-07-28 asks for.
+        """
+        held, self._held = self._held, []
+        result = result_of(message)
+        if message.kind is Kind.RESPONSE and isinstance(result, dict):
+            self.era = Era.LEGACY
+            self._initialize_ok = True
+            version = result.get("protocolVersion")
+            self.protocol_version = version if isinstance(version, str) else None
+            requested = params_of(request).get("protocolVersion") if request is not None else None
+            self._check_negotiated(message, version, requested)
+            for early in held:
+                if early.method != "ping":
+                    self._out.find(
+                        RuleId.LEGACY_EARLY_REQUEST,
+                        early.seq,
+                        early.stream,
+                        f"{early.method} (id {early.id!r}) was sent before initialize was "
+                        f"answered (seq {message.seq})",
+                    )
+            return []
+        if self.era is Era.UNKNOWN:  # a modern server rejected initialize: the process is modern
+            self.era = Era.MODERN
+        return held
+
+    def _check_negotiated(self, message: Message, version: Any, requested: Any) -> None:
+        if not isinstance(version, str) or version == requested:
+            return
+        if version not in LEGACY_REVISIONS:
+            self._out.find(
+                RuleId.LEGACY_VERSION_UNKNOWN,
+                message.seq,
+                message.stream,
+                f"the server chose protocol version {version!r}, which the client did not ask for "
+                f"({requested!r}) and is no revision with an initialize handshake",
+            )
+        else:
+            self._out.find(
+                RuleId.LEGACY_VERSION_CHANGED,
+                message.seq,
+                message.stream,
+                f"the client asked for {requested!r}; the server chose {version!r}",
+            )

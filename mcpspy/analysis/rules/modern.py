@@ -1,0 +1,147 @@
+"""The 2026-07-28 rules: per-request _meta (meta.*), results (result.*, cache.*, version.*),
+directions (direction.*, ping.*) and error codes (error.*, jsonrpc.deprecated-error-code).
+
+They hold in a process that is not legacy (rules/legacy.py decides the era);
+a result is held to the revision its own request carried in _meta.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpspy.analysis.message_fields import error_code_of, error_of, result_of
+from mcpspy.analysis.model import Era, Exchange, Kind, Message
+from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
+
+CACHEABLE = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
+UNSUPPORTED_VERSION = -32022
+
+
+class ModernRules:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
+        self._out = out
+        self._era = era
+        self.supported_versions: list[str] | None = None  # from the server/discover result
+        self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
+
+    # --- what the client sends
+
+    def meta_missing(self, request: Message) -> None:
+        """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
+        self._meta_missing.add(request.seq)
+        self._out.find(
+            RuleId.META_MISSING,
+            request.seq,
+            request.stream,
+            f"{request.method} (id {request.id!r}) has no _meta protocolVersion and "
+            "clientCapabilities; a 2026-07-28 server must reject it with -32602",
+        )
+        exchange = request.exchange
+        if exchange is not None and exchange.reply_seq is not None:  # held, and answered meanwhile
+            reply = self._out.by_seq[exchange.reply_seq]
+            if reply.kind is Kind.RESPONSE:
+                self._not_rejected(exchange, reply)
+
+    def client_request(self, message: Message) -> None:
+        if message.method == "ping" and self._era.era is Era.MODERN:
+            self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
+
+    def client_response(self, message: Message) -> None:
+        if self._era.era is Era.MODERN:
+            self._out.find(
+                RuleId.DIRECTION_CLIENT_RESPONSE,
+                message.seq,
+                message.stream,
+                "the client wrote a response on stdin; in 2026-07-28 clients send none",
+            )
+
+    # --- what the server sends
+
+    def server_request(self, message: Message) -> None:
+        if self._era.era is Era.MODERN:
+            self._out.find(
+                RuleId.DIRECTION_SERVER_REQUEST,
+                message.seq,
+                message.stream,
+                f"the server sent a {message.method or ''} request; in 2026-07-28 servers send no requests",
+            )
+
+    def error(self, exchange: Exchange, message: Message) -> None:
+        """An error that answered a client request other than initialize."""
+        code = error_code_of(message)
+        if code == UNSUPPORTED_VERSION:
+            data = error_of(message).get("data")
+            if not (isinstance(data, dict) and isinstance(data.get("supported"), list)):
+                self._out.find(
+                    RuleId.ERROR_UNSUPPORTED_VERSION_DATA,
+                    message.seq,
+                    message.stream,
+                    "-32022 without data.supported: the client cannot pick a version to retry with",
+                )
+        elif code is not None and -32019 <= code <= -32000 and self._era.era is not Era.LEGACY:
+            self._out.find(
+                RuleId.JSONRPC_DEPRECATED_ERROR_CODE,
+                message.seq,
+                message.stream,
+                f"error code {code} is in the pre-MCP range -32000..-32019",
+            )
+
+    def result(self, exchange: Exchange, message: Message) -> None:
+        """A result that answered a client request other than initialize."""
+        if exchange.request_seq in self._meta_missing:
+            self._not_rejected(exchange, message)
+        result, version = result_of(message), exchange.version
+        if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:
+            self._result(exchange, message, result, version)
+
+    def _result(self, exchange: Exchange, message: Message, result: dict[str, Any], version: str) -> None:
+        if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
+            self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
+        if self.supported_versions is not None and version not in self.supported_versions:
+            self._out.find(
+                RuleId.VERSION_UNLISTED,
+                message.seq,
+                message.stream,
+                f"the server answered a {version} request but lists only "
+                f"{', '.join(self.supported_versions)}",
+            )
+        if "resultType" not in result:
+            self._out.find(
+                RuleId.RESULT_MISSING_RESULT_TYPE,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result has no resultType",
+            )
+        if (
+            exchange.method in CACHEABLE
+            and result.get("resultType", "complete") == "complete"
+            and not ("ttlMs" in result and "cacheScope" in result)
+        ):
+            missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
+            self._out.find(
+                RuleId.CACHE_MISSING_TTL,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result has no {missing}",
+            )
+
+    def _not_rejected(self, exchange: Exchange, result: Message) -> None:
+        self._out.find(
+            RuleId.META_NOT_REJECTED,
+            result.seq,
+            result.stream,
+            f"the server answered {exchange.method} (id {exchange.id!r}), which had no _meta, "
+            "instead of rejecting it with -32602",
+            related_seq=exchange.request_seq,
+        )

@@ -1,0 +1,36 @@
+"""Rule ids are checked names: each has one catalogue row, one fixture, and one room that raises it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mcpspy.analysis.catalogue import RULES
+from mcpspy.analysis.rule_ids import RuleId
+from tests.analysis.expected import EXPECTED
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "mcpspy" / "analysis" / "rules"
+
+
+def test_every_rule_id_has_a_catalogue_row_and_every_row_a_rule_id() -> None:
+    assert set(RULES) == set(RuleId)
+    assert all(type(rule.id) is RuleId for rule in RULES.values())
+
+
+def test_every_rule_id_has_a_fixture_and_every_fixture_names_rule_ids() -> None:
+    covered = {rule for expected in EXPECTED.values() for rule, _ in expected}
+    assert covered == set(RuleId)
+
+
+def test_a_member_is_named_as_its_id_reads() -> None:
+    """So that the id a user sees greps to its member: stdout.not-json -> STDOUT_NOT_JSON."""
+    assert [m.name for m in RuleId] == [re.sub(r"[.-]", "_", m.value).upper() for m in RuleId]
+
+
+def test_each_rule_id_is_raised_in_exactly_one_family_file() -> None:
+    sources = {path.name: path.read_text() for path in RULES_DIR.glob("*.py")}
+    rooms = {
+        member: sorted(name for name, text in sources.items() if f"RuleId.{member.name}" in text)
+        for member in RuleId
+    }
+    assert {member: files for member, files in rooms.items() if len(files) != 1} == {}
