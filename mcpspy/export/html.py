@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from html import escape
 
-import orjson
-
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.export.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
+from mcpspy.json_text import pretty_json
 from mcpspy.report.summary import Summary, exchange_state, exit_text
 from mcpspy.terminal import visible, visible_line
 
@@ -42,14 +41,6 @@ def text(value: object) -> str:
 def block(value: str) -> str:
     """Capture data as the contents of a ``<pre>``: newlines kept, controls made visible, escaped."""
     return escape(visible(value))
-
-
-def pretty_json(payload: object) -> str | None:
-    """Indented JSON, or None when it is nested too deep for orjson (255 levels) to re-encode."""
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
-    except orjson.JSONEncodeError:
-        return None
 
 
 def raw_text(message: Message) -> str:

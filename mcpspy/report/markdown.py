@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from mcpspy.analysis.model import Finding, Kind, Message
+from mcpspy.json_text import pretty_json
 from mcpspy.report.summary import Summary, exchange_state, exit_text
 from mcpspy.terminal import visible, visible_line
 
@@ -44,14 +43,6 @@ def code(text: str) -> str:
 def plain(text: str) -> str:
     """Data in running text: one line, Markdown's punctuation escaped (no links, no HTML)."""
     return MARKDOWN_PUNCTUATION.sub(r"\\\1", visible_line(text))
-
-
-def pretty_json(payload: object) -> str | None:
-    """Indented JSON, or None when the value is nested too deep to re-encode (orjson stops at 255)."""
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
-    except orjson.JSONEncodeError:
-        return None
 
 
 def _body(message: Message) -> str:

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from mcpspy import json_text
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.capture.records import Stream
 from mcpspy.terminal import visible_bytes
@@ -140,7 +139,10 @@ def visible_raw(raw: bytes, terminated: bool, limit: int | None = DETAIL_LIMIT) 
 
 
 def pretty_json(payload: Any, limit: int | None = DETAIL_LIMIT) -> str:
-    text = orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+    """Indented JSON for the detail pane and `v`, cut at ``limit``; a note when too deep to re-encode."""
+    text = json_text.pretty_json(payload)
+    if text is None:
+        return f"({json_text.TOO_DEEP}: see the raw line, or r in v)"
     if limit is None or len(text) <= limit:
         return text
     return text[:limit] + f"\n… ({len(text) - limit:,} more characters: v shows it all)"
