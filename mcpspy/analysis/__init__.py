@@ -8,9 +8,13 @@ which exchange it belongs to, and what is wrong with it.
 - rule_ids.py: every rule id as a ``RuleId`` member; ``grep -rn MEMBER
   mcpspy/analysis/rules`` finds the one place that raises it.
 - catalogue.py: the one table of rules (``mcpspy rules``).
-- model.py: what the views consume; jsonrpc.py: what a line is, read alone;
-  message_fields.py: readers of a message's fields; schema.py and
+- model.py: what the views consume; jsonrpc.py: what a line is, read alone,
+  and how an untrusted value is quoted in a sentence (never raising, however
+  deep); message_fields.py: readers of a message's fields; schema.py and
   result_schemas.json: the result definitions and their validator.
+- brackets.py: where the JSON value that ends a text begins, in one pass (glued
+  and pretty-printed messages); line_edges.py: the envelope of a line over the
+  16 MiB that is parsed whole, read from its two ends.
 
 Speed policy. The analysis replays 100,000-message captures, so a line's path
 is hot, but code is written plainly unless a measurement says otherwise. One

@@ -149,12 +149,21 @@ class Analyzer:
     # --- a JSON-RPC message, to the families by kind and direction
 
     def _protocol(self, message: Message, parsed: Parsed) -> None:
-        if parsed.kind is REQUEST:
+        if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
+            self._pair_only(message)
+        elif parsed.kind is REQUEST:
             self._request(message)
         elif parsed.kind is NOTIFICATION:
             self._notification(message)
         else:
             self._response(message)
+
+    def _pair_only(self, message: Message) -> None:
+        """A message whose content is unread: its exchange is kept, and no rule judges it."""
+        if message.kind is REQUEST:
+            self.exchanges.append(self._pairing.request(message))
+        elif message.kind is not NOTIFICATION:
+            self._pairing.response(message)
 
     def _request(self, message: Message) -> None:
         exchange = self._pairing.request(message)

@@ -35,6 +35,7 @@ class Pipe(NamedTuple):
     crlf: RuleId
     unterminated: RuleId
     blank_line: RuleId
+    oversized_line: RuleId
 
 
 STDOUT = Pipe(
@@ -49,6 +50,7 @@ STDOUT = Pipe(
     crlf=RuleId.STDOUT_CRLF,
     unterminated=RuleId.STDOUT_UNTERMINATED,
     blank_line=RuleId.STDOUT_BLANK_LINE,
+    oversized_line=RuleId.STDOUT_OVERSIZED_LINE,
 )
 STDIN = Pipe(
     side="server's stdin",
@@ -62,6 +64,7 @@ STDIN = Pipe(
     crlf=RuleId.STDIN_CRLF,
     unterminated=RuleId.STDIN_UNTERMINATED,
     blank_line=RuleId.STDIN_BLANK_LINE,
+    oversized_line=RuleId.STDIN_OVERSIZED_LINE,
 )
 
 
@@ -107,6 +110,11 @@ def _framing(pipe: Pipe) -> list[Rule]:
              "An empty line: not a message; most readers skip it.",
              'seed \u00a7"Reading Lines" (derived)',
              bad="", good=ex),
+        Rule(pipe.oversized_line, INFO,
+             "A line over 16 MiB: legal (stdio sets no limit), but mcpspy reads only its first and last "
+             "64 KiB, so its kind, id and method are found and its content is not checked.",
+             f"{STDIO} (no size limit; mcpspy's own cap)",
+             bad=f"{ex[:-3]}<16 MiB of content>{ex[-3:]}", good="large content split up, or a resource link"),
     ]
     # fmt: on
 

@@ -22,6 +22,7 @@ class RuleId(enum.StrEnum):
     STDOUT_CRLF = "stdout.crlf"
     STDOUT_UNTERMINATED = "stdout.unterminated"
     STDOUT_BLANK_LINE = "stdout.blank-line"
+    STDOUT_OVERSIZED_LINE = "stdout.oversized-line"
     STDIN_NOT_JSON = "stdin.not-json"
     STDIN_GLUED_PREFIX = "stdin.glued-prefix"
     STDIN_MULTILINE_JSON = "stdin.multiline-json"
@@ -30,6 +31,7 @@ class RuleId(enum.StrEnum):
     STDIN_CRLF = "stdin.crlf"
     STDIN_UNTERMINATED = "stdin.unterminated"
     STDIN_BLANK_LINE = "stdin.blank-line"
+    STDIN_OVERSIZED_LINE = "stdin.oversized-line"
     # rules/envelope.py: the JSON-RPC envelope of one message
     JSONRPC_VERSION = "jsonrpc.version"
     JSONRPC_INVALID = "jsonrpc.invalid"

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from mcpspy.analysis.jsonrpc import json_text
+
 PACKAGED = Path(__file__).with_name("result_schemas.json")
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 
@@ -88,10 +90,6 @@ def _is_type(value: Any, name: str) -> bool:
     if name == "null":
         return value is None
     return True  # a type this subset does not know: never flag on it
-
-
-def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
 
 
 class Schemas:
@@ -228,7 +226,7 @@ class Schemas:
 
         if all(isinstance(tag, str) for tag in tags) and len(set(tags)) == len(tags):
             by_tag: dict[str, Check] = dict(zip(tags, checks, strict=True))
-            allowed = ", ".join(_json(t) for t in tags)
+            allowed = ", ".join(json_text(t) for t in tags)
 
             def check_tagged(value: Any) -> Problem | None:
                 """Every branch requires "type" with a const of its own: only the one named can match."""
@@ -237,7 +235,7 @@ class Schemas:
                     return Problem(f"is {describe_value(value)} that matches none of {', '.join(names)}")
                 sub = by_tag.get(tag) if isinstance(tag, str) else None
                 if sub is None:
-                    return Problem(f"is {_json(tag)}, not one of {allowed}").at("type")
+                    return Problem(f"is {json_text(tag)}, not one of {allowed}").at("type")
                 return sub(value)
 
             return check_tagged
@@ -253,8 +251,8 @@ class Schemas:
             if tag is not None and tag in tags:  # a tagged union: the branch its "type" names says why
                 return problems[tags.index(tag)]
             if tag is not None and all(tags):
-                allowed = ", ".join(_json(t) for t in tags)
-                return Problem(f"is {_json(tag)}, not one of {allowed}").at("type")
+                allowed = ", ".join(json_text(t) for t in tags)
+                return Problem(f"is {json_text(tag)}, not one of {allowed}").at("type")
             return Problem(f"is {describe_value(value)} that matches none of {', '.join(names)}")
 
         return check
@@ -296,7 +294,7 @@ def _leaf(node: Any) -> tuple[type, str | None] | None:
 
 def _leaf_problem(value: Any, kind: type, const: str | None) -> Problem:
     if const is not None:
-        return Problem(f"is {_json(value)}, not {_json(const)}")
+        return Problem(f"is {json_text(value)}, not {json_text(const)}")
     return Problem(f"is {describe_value(value)}, not {TYPE_NAMES[kind]}")
 
 
@@ -344,7 +342,7 @@ def _const_check(wanted: Any) -> Check:
         return (
             None
             if value == wanted and type(value) is type(wanted)
-            else Problem(f"is {_json(value)}, not {_json(wanted)}")
+            else Problem(f"is {json_text(value)}, not {json_text(wanted)}")
         )
 
     return check
@@ -354,7 +352,7 @@ def _enum_check(allowed: list[Any]) -> Check:
     def check(value: Any) -> Problem | None:
         if any(value == a and type(value) is type(a) for a in allowed):
             return None
-        return Problem(f"is {_json(value)}, not one of {', '.join(_json(a) for a in allowed)}")
+        return Problem(f"is {json_text(value)}, not one of {', '.join(json_text(a) for a in allowed)}")
 
     return check
 
@@ -364,9 +362,9 @@ def _range_check(low: Any, high: Any) -> Check:
         if not isinstance(value, int | float) or isinstance(value, bool):
             return None
         if low is not None and value < low:
-            return Problem(f"is {_json(value)}, below the minimum {low}")
+            return Problem(f"is {json_text(value)}, below the minimum {low}")
         if high is not None and value > high:
-            return Problem(f"is {_json(value)}, above the maximum {high}")
+            return Problem(f"is {json_text(value)}, above the maximum {high}")
         return None
 
     return check

@@ -34,6 +34,8 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "stdin-invalid-utf8": [("stdin.invalid-utf8", 1)],
     "stdin-crlf": [("stdin.crlf", 1)],
     "stdin-unterminated": [("stdin.unterminated", 3)],
+    "stdout-oversized-line": [("stdout.oversized-line", 2)],
+    "stdin-oversized-line": [("stdin.oversized-line", 1)],
     "jsonrpc-version": [("jsonrpc.version", 1)],
     "jsonrpc-batch": [("jsonrpc.batch", 1)],
     "jsonrpc-invalid": [("jsonrpc.invalid", 1)],

@@ -68,3 +68,24 @@ LINE_SCENARIOS: dict[str, list[Step]] = {
         s2c({"jsonrpc": "2.0", "id": 1, "error": "boom"}),
     ],
 }
+
+# Lines over the 16 MiB that mcpspy parses whole: built when tested, never written to fixtures/.
+OVERSIZED = 16 * 1024 * 1024 + 1
+GENERATED_SCENARIOS: dict[str, list[Step]] = {
+    "stdout-oversized-line": [
+        c2s(req(1, "resources/read", uri="helpdesk://exports/all")),
+        s2c(
+            res(
+                1,
+                {
+                    "resultType": "complete",
+                    "contents": [{"uri": "helpdesk://exports/all", "text": "x" * OVERSIZED}],
+                },
+            )
+        ),
+    ],
+    "stdin-oversized-line": [
+        c2s(req(1, "tools/call", name="import_tickets", arguments={"csv": "x" * OVERSIZED})),
+        s2c(res(1, {"resultType": "complete", "content": [{"type": "text", "text": "imported"}]})),
+    ],
+}

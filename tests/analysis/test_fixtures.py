@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mcpspy.analysis.catalogue import RULES
@@ -10,6 +12,7 @@ from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.replay_policy import analyze_capture
 from tests.analysis.expected import EXPECTED
 from tests.analysis.scenarios import SCENARIOS
+from tests.analysis.scenarios_lines import GENERATED_SCENARIOS
 from tests.analysis.steps import FIXTURES, build
 
 
@@ -22,6 +25,16 @@ def test_fixture_gives_exactly_its_findings(name: str) -> None:
     _, analyzer = analyze_capture(path)
     got = sorted((f.id, f.seq) for f in analyzer.findings)
     assert got == sorted(EXPECTED[name]), [f.message for f in analyzer.findings]
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED_SCENARIOS))
+def test_generated_scenario_gives_exactly_its_findings_and_is_paired(name: str, tmp_path: Path) -> None:
+    """Scenarios too big to ship (a line over 16 MiB), built here instead of in fixtures/."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(build(GENERATED_SCENARIOS[name], name))
+    _, analyzer = analyze_capture(path)
+    assert sorted((f.id, f.seq) for f in analyzer.findings) == sorted(EXPECTED[name])
+    assert [(e.id, e.state) for e in analyzer.exchanges] == [(1, ExchangeState.ANSWERED)]
 
 
 def analyze(name: str):  # type: ignore[no-untyped-def]

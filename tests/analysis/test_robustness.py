@@ -168,6 +168,61 @@ def test_arbitrary_records_never_crash(
     assert len(analyzer.messages) == len(items)
 
 
+def nested(depth: int, shape: int) -> str:
+    """JSON nested ``depth`` deep: valid up to orjson's 1024 levels, though orjson writes only 254."""
+    if shape == 0:
+        return "[" * depth + "]" * depth
+    if shape == 1:
+        return '{"a":' * depth + "1" + "}" * depth
+    return '[{"a":' * (depth // 2) + "null" + "}]" * (depth // 2)
+
+
+deep_json = st.builds(nested, st.integers(250, 1100), st.integers(0, 2))
+# Where untrusted values end up in a finding's sentence or a schema check.
+DEEP_MESSAGES = [
+    '{"jsonrpc":%s,"id":1,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":%s,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":%s,"result":{}}',
+    '{"jsonrpc":"2.0","id":1,"result":%s}',
+    '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":%s}],"resultType":%s}}',
+    '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":%s}]}}',
+    '{"jsonrpc":"2.0","id":1,"error":{"code":%s,"message":"x"}}',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%s}}',
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":%s}}',
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%s,"capabilities":%s}}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":%s,"task":%s}}',
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(OPENINGS),
+    st.lists(
+        st.tuples(
+            st.sampled_from([Stream.C2S, Stream.S2C]),
+            st.one_of(st.binary(max_size=200), st.tuples(st.sampled_from(DEEP_MESSAGES), deep_json)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_arbitrary_bytes_and_arbitrarily_deep_json_never_crash(
+    opening: list[tuple[Stream, Any]], items: list[tuple[Stream, bytes | tuple[str, str]]]
+) -> None:
+    analyzer = Analyzer()
+    lines = [(stream, orjson.dumps(value)) for stream, value in opening]
+    for stream, item in items:
+        if isinstance(item, tuple):
+            template, value = item
+            item = template.replace("%s", value).encode()
+        lines.append((stream, item.replace(b"\n", b"")))
+    for seq, (stream, data) in enumerate(lines, start=1):
+        analyzer.feed(LineRecord(seq, seq * 0.05, stream, data))
+    analyzer.finish()
+    assert len(analyzer.messages) == len(lines)
+
+
 def test_the_analysis_imports_neither_trio_nor_textual() -> None:
     code = (
         "import sys, mcpspy.analysis.analyzer, mcpspy.replay_policy, mcpspy.wire.splitter, "

@@ -8,6 +8,8 @@ from pathlib import Path
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.rule_ids import RuleId
 from tests.analysis.expected import EXPECTED
+from tests.analysis.scenarios import SCENARIOS
+from tests.analysis.scenarios_lines import GENERATED_SCENARIOS
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "mcpspy" / "analysis" / "rules"
 
@@ -18,6 +20,8 @@ def test_every_rule_id_has_a_catalogue_row_and_every_row_a_rule_id() -> None:
 
 
 def test_every_rule_id_has_a_fixture_and_every_fixture_names_rule_ids() -> None:
+    """A fixture in fixtures/, or a scenario built when tested (GENERATED_SCENARIOS: 16 MiB lines)."""
+    assert set(EXPECTED) == set(SCENARIOS) | set(GENERATED_SCENARIOS)
     covered = {rule for expected in EXPECTED.values() for rule, _ in expected}
     assert covered == set(RuleId)
 

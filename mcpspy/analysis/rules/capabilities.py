@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import params_of, result_of
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
@@ -88,7 +89,7 @@ class Capabilities:
                 RuleId.CAPABILITY_SERVER_UNDECLARED,
                 message.seq,
                 message.stream,
-                f"{message.method} (id {message.id!r}) needs the server's {what} capability, "
+                f"{message.method} (id {shown(message.id)}) needs the server's {what} capability, "
                 "which it did not declare",
             )
 
@@ -102,7 +103,7 @@ class Capabilities:
             RuleId.CAPABILITY_CLIENT_UNDECLARED if must else RuleId.CAPABILITY_CLIENT_UNNEGOTIATED,
             message.seq,
             message.stream,
-            f"the server sent {message.method} (id {message.id!r}), but the client did not "
+            f"the server sent {message.method} (id {shown(message.id)}), but the client did not "
             f"declare the {name} capability",
         )
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from mcpspy.analysis.jsonrpc import ID_TYPES, Parsed, valid_error_code, valid_id
+from mcpspy.analysis.jsonrpc import ID_TYPES, Parsed, json_text, valid_error_code, valid_id
 from mcpspy.analysis.message_fields import error_code_of
 from mcpspy.analysis.model import Kind, Message
 from mcpspy.analysis.reporter import Reporter
@@ -40,7 +38,7 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
         return Parsed(INVALID, payload, problems=problems)
     if payload.get("jsonrpc") != "2.0":
         got = payload.get("jsonrpc", None)
-        problems.append((RuleId.JSONRPC_VERSION, f'"jsonrpc" is {orjson.dumps(got).decode()}, not "2.0"'))
+        problems.append((RuleId.JSONRPC_VERSION, f'"jsonrpc" is {json_text(got)}, not "2.0"'))
     has_id = "id" in payload
     msg_id = payload.get("id")
     method = payload.get("method")
@@ -87,7 +85,7 @@ def _check_request_id(msg_id: Any, problems: list[tuple[RuleId, str]]) -> None:
 
 
 def _not_an_id(msg_id: Any) -> str:
-    return f"the id {orjson.dumps(msg_id).decode()} is not a string or an integer"
+    return f"the id {json_text(msg_id)} is not a string or an integer"
 
 
 class Envelope:

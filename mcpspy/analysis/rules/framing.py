@@ -9,11 +9,15 @@ several lines, and the fate of stray lines that might start one.
 
 from __future__ import annotations
 
+import bisect
 import re
+from typing import Any
 
 import orjson
 
-from mcpspy.analysis.jsonrpc import Parsed, preview
+from mcpspy.analysis.brackets import BRACE, JSON_WHITESPACE, BracketScanner, last_value_start
+from mcpspy.analysis.jsonrpc import Parsed, preview, shown
+from mcpspy.analysis.line_edges import EDGE_BYTES, envelope_at_edges
 from mcpspy.analysis.model import Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -21,7 +25,10 @@ from mcpspy.analysis.rules.envelope import classify_message
 from mcpspy.capture.records import Stream
 
 CONTENT_LENGTH = re.compile(rb"^\s*Content-(Length|Type)\s*:", re.IGNORECASE)
+OPENS_VALUE = re.compile(rb"\s*[{\[]")  # a line that may open a pretty-printed message
 MULTILINE_MAX_LINES = 500
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line, or group of lines, is not parsed whole
+INVALID_UTF8 = (RuleId.STDOUT_INVALID_UTF8, RuleId.STDIN_INVALID_UTF8)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
 
 
@@ -38,6 +45,8 @@ def classify_line(raw: bytes, stream: Stream) -> Parsed:
         body = body[:-1]
         rule = pipe_twin(stream, RuleId.STDOUT_CRLF, RuleId.STDIN_CRLF)
         problems.append((rule, "the line ends in \\r\\n"))
+    if len(body) > MAX_LINE_BYTES:
+        return _classify_oversized(body, stream, problems)
     if not body or body.isspace():  # not strip(): that copies every line
         rule = pipe_twin(stream, RuleId.STDOUT_BLANK_LINE, RuleId.STDIN_BLANK_LINE)
         problems.append((rule, "an empty line"))
@@ -72,25 +81,128 @@ def _classify_stray(body: bytes, stream: Stream, problems: list[tuple[RuleId, st
     return Parsed(Kind.NOT_JSON, problems=problems)
 
 
-def _split_glued(body: bytes) -> tuple[bytes, dict[str, object]] | None:
-    """`ready {"jsonrpc":...}`: stray text, then a JSON-RPC message on the same line."""
-    start = body.find(b"{")
-    while start > 0:
-        try:
-            message = orjson.loads(body[start:])
-        except orjson.JSONDecodeError:
-            start = body.find(b"{", start + 1)
-            continue
-        if isinstance(message, dict) and "jsonrpc" in message:
-            return body[:start], message
+def _classify_oversized(body: bytes, stream: Stream, problems: list[tuple[RuleId, str]]) -> Parsed:
+    """A line too long to parse whole: its kind, id and method from its first and last bytes,
+    so that it can be listed and paired; its payload stays unread (None)."""
+    members = envelope_at_edges(body)
+    method = members.get("method")
+    method = method if isinstance(method, str) else None
+    if method is not None:
+        kind = Kind.REQUEST if "id" in members else Kind.NOTIFICATION
+    elif "error" in members or "result" in members:
+        kind = Kind.ERROR_RESPONSE if "error" in members else Kind.RESPONSE
+    else:
+        kind = Kind.NOT_JSON
+    what = f"a {kind.value}" if kind is not Kind.NOT_JSON else "no JSON-RPC message"
+    if "id" in members:
+        what += f", id {shown(members['id'])}"
+    rule = pipe_twin(stream, RuleId.STDOUT_OVERSIZED_LINE, RuleId.STDIN_OVERSIZED_LINE)
+    problems.append(
+        (
+            rule,
+            f"a line of {len(body):,} bytes, over the {MAX_LINE_BYTES >> 20} MiB mcpspy parses whole: "
+            f"read from its first and last {EDGE_BYTES >> 10} KiB only ({what})",
+        )
+    )
+    if not OPENS_VALUE.match(body):  # neither an object nor a batch: stray text
+        rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
+        problems.append((rule, f"{preview(body)} is not JSON"))
+    return Parsed(kind, None, members.get("id"), "id" in members, method, problems=problems)
+
+
+def _split_glued(body: bytes) -> tuple[bytes, Any] | None:
+    """`ready {"jsonrpc":...}`: stray text, then a JSON-RPC message on the same line.
+
+    Only two places can start it: the first { (where a message glued after plain
+    text starts), and the opener of the value the line ends with (brackets.py).
+    """
+    first = body.find(b"{")
+    if first <= 0 or not _may_name_jsonrpc(body):
         return None
-    return None
+    try:
+        message = orjson.loads(body[first:])
+    except orjson.JSONDecodeError:
+        if body.rstrip(JSON_WHITESPACE)[-1:] != b"}":
+            return None
+        start = last_value_start(body)
+        return None if start is None or start == first else _glued_at(body, start)
+    return (body[:first], message) if isinstance(message, dict) and "jsonrpc" in message else None
+
+
+def _may_name_jsonrpc(text: bytes) -> bool:
+    """False when no JSON object in ``text`` can have a "jsonrpc" key: as written, or \\u-escaped."""
+    return b'"jsonrpc"' in text or b"\\u" in text
+
+
+def _glued_at(body: bytes, start: int) -> tuple[bytes, Any] | None:
+    """The stray text and the message, if the JSON value at ``start`` is a JSON-RPC object."""
+    if start == 0 or body[start] != BRACE or body[0] == BRACE:
+        return None
+    try:
+        message = orjson.loads(body[start:])
+    except orjson.JSONDecodeError:
+        return None
+    return (body[:start], message) if isinstance(message, dict) and "jsonrpc" in message else None
+
+
+class Group:
+    """A message pretty-printed over several lines, under way: its lines and their brackets.
+
+    Each line is scanned once; the lines are joined and parsed only when they
+    end a JSON value that could be the message (brackets.py).
+    """
+
+    def __init__(self, first: Message) -> None:
+        self.lines = [first]
+        self.size = len(first.raw)
+        self._starts = [0]  # where each line starts in the lines joined by newlines
+        self._scanner = BracketScanner()
+        self._scanner.feed(first.raw)
+        # What a message glued after stray text needs (_glued_at): text first, UTF-8, a "jsonrpc" key.
+        self._may_glue = first.raw[:1] != b"{"
+        self._names_jsonrpc = _may_name_jsonrpc(first.raw)
+
+    def fits(self, message: Message) -> bool:
+        return len(self.lines) < MULTILINE_MAX_LINES and self.size + 1 + len(message.raw) <= MAX_LINE_BYTES
+
+    def add(self, message: Message, parsed: Parsed) -> Parsed | None:
+        """Add a line; the message the lines make, once they make one (read as one line would be)."""
+        self._starts.append(self.size + 1)
+        self.lines.append(message)
+        self.size += 1 + len(message.raw)
+        self._may_glue = self._may_glue and not any(rule in INVALID_UTF8 for rule, _ in parsed.problems)
+        self._names_jsonrpc = self._names_jsonrpc or _may_name_jsonrpc(message.raw)
+        self._scanner.feed(b"\n")
+        self._scanner.feed(message.raw)
+        start = self._scanner.value_start()
+        if start is None:
+            return None  # the lines so far do not end a JSON value
+        if start == self._scanner.first_solid:  # the lines may be one value
+            try:
+                return classify_message(orjson.loads(self._joined()))
+            except orjson.JSONDecodeError:
+                pass
+        if not (self._may_glue and self._names_jsonrpc and self._byte_at(start) == BRACE):
+            return None
+        glued = _glued_at(self._joined(), start)
+        if glued is None:
+            return None
+        parsed = classify_message(glued[1])
+        parsed.glued_prefix = glued[0]
+        return parsed
+
+    def _joined(self) -> bytes:
+        return b"\n".join(m.raw for m in self.lines)
+
+    def _byte_at(self, position: int) -> int:
+        line = bisect.bisect_right(self._starts, position) - 1
+        return self.lines[line].raw[position - self._starts[line]]
 
 
 class Framing:
     def __init__(self, out: Reporter) -> None:
         self._out = out
-        self._groups: dict[Stream, list[Message]] = {Stream.C2S: [], Stream.S2C: []}  # multi-line JSON
+        self._groups: dict[Stream, Group | None] = {Stream.C2S: None, Stream.S2C: None}
 
     def line(self, message: Message, parsed: Parsed) -> tuple[Message, Parsed] | None:
         """List a line and raise what its reading found (framing and envelope faults, in order).
@@ -101,9 +213,9 @@ class Framing:
         """
         stream = message.stream
         group = self._groups[stream]
-        if group:
-            if _is_fragment(parsed) and len(group) < MULTILINE_MAX_LINES:
-                return self._add_fragment(group, message)
+        if group is not None:
+            if _is_fragment(parsed) and group.fits(message):
+                return self._add_fragment(group, message, parsed)
             self.flush(stream)
         self._out.message(message)
         for rule, sentence in parsed.problems:
@@ -126,34 +238,33 @@ class Framing:
 
     def flush(self, stream: Stream) -> None:
         """The group never became JSON: each of its lines is plain stray text."""
-        group, self._groups[stream] = self._groups[stream], []
-        for m in group:
+        group, self._groups[stream] = self._groups[stream], None
+        for m in group.lines if group is not None else ():
             rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
             self._out.find(rule, m.seq, stream, f"{preview(m.raw)} is not JSON")
 
     def _opens_group(self, message: Message) -> bool:
         """A stray line opening with { or [ may be the first of a pretty-printed message: hold it."""
-        if message.raw.strip()[:1] in (b"{", b"["):
-            self._groups[message.stream] = [message]
+        if OPENS_VALUE.match(message.raw):
+            self._groups[message.stream] = Group(message)
             return True
         return False
 
-    def _add_fragment(self, group: list[Message], message: Message) -> tuple[Message, Parsed] | None:
-        group.append(message)
+    def _add_fragment(self, group: Group, message: Message, parsed: Parsed) -> tuple[Message, Parsed] | None:
         self._out.message(message)
-        stream = message.stream
-        joined = classify_line(b"\n".join(m.raw for m in group), stream)
-        if joined.kind is Kind.NOT_JSON:
+        joined = group.add(message, parsed)
+        if joined is None:
             return None
-        self._groups[stream] = []
-        first = group[0]
-        what = f"id {joined.id!r}" if joined.has_id else (joined.method or "a message")
+        stream = message.stream
+        self._groups[stream] = None
+        first, lines = group.lines[0], len(group.lines)
+        what = f"id {shown(joined.id)}" if joined.has_id else (joined.method or "a message")
         self._out.find(
             pipe_twin(stream, RuleId.STDOUT_MULTILINE_JSON, RuleId.STDIN_MULTILINE_JSON),
             first.seq,
             stream,
-            f"one message ({what}) was pretty-printed over {len(group)} lines (seq {first.seq}-"
-            f"{message.seq}); the other side sees {len(group)} broken lines",
+            f"one message ({what}) was pretty-printed over {lines} lines (seq {first.seq}-"
+            f"{message.seq}); the other side sees {lines} broken lines",
         )
         if joined.kind not in PROTOCOL_KINDS:
             return None
@@ -167,7 +278,7 @@ class Framing:
     def _glued(self, message: Message, parsed: Parsed) -> None:
         prefix = parsed.glued_prefix or b""
         lost = (
-            f"the response to id {parsed.id!r}"
+            f"the response to id {shown(parsed.id)}"
             if parsed.kind is Kind.RESPONSE or parsed.kind is Kind.ERROR_RESPONSE
             else f"this {parsed.kind.value}"
         )

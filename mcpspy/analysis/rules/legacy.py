@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import params_of, result_of
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
@@ -60,7 +61,7 @@ class EraTracker:
                 RuleId.LEGACY_REINITIALIZE,
                 message.seq,
                 message.stream,
-                f"a second initialize (id {message.id!r}); the first was answered at seq "
+                f"a second initialize (id {shown(message.id)}); the first was answered at seq "
                 f"{self._initialize.reply_seq if self._initialize else '?'}",
             )
         self._initialize = exchange
@@ -118,7 +119,7 @@ class EraTracker:
                 RuleId.LEGACY_SERVER_EARLY_REQUEST,
                 message.seq,
                 message.stream,
-                f"the server sent {message.method or ''} (id {message.id!r}) before the client's "
+                f"the server sent {message.method or ''} (id {shown(message.id)}) before the client's "
                 "notifications/initialized",
             )
 
@@ -143,7 +144,7 @@ class EraTracker:
                         RuleId.LEGACY_EARLY_REQUEST,
                         early.seq,
                         early.stream,
-                        f"{early.method} (id {early.id!r}) was sent before initialize was "
+                        f"{early.method} (id {shown(early.id)}) was sent before initialize was "
                         f"answered (seq {message.seq})",
                     )
             return []
@@ -159,13 +160,13 @@ class EraTracker:
                 RuleId.LEGACY_VERSION_UNKNOWN,
                 message.seq,
                 message.stream,
-                f"the server chose protocol version {version!r}, which the client did not ask for "
-                f"({requested!r}) and is no revision with an initialize handshake",
+                f"the server chose protocol version {shown(version)}, which the client did not ask for "
+                f"({shown(requested)}) and is no revision with an initialize handshake",
             )
         else:
             self._out.find(
                 RuleId.LEGACY_VERSION_CHANGED,
                 message.seq,
                 message.stream,
-                f"the client asked for {requested!r}; the server chose {version!r}",
+                f"the client asked for {shown(requested)}; the server chose {shown(version)}",
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.pairing import Pairing
@@ -34,7 +35,7 @@ class Lifecycle:
         if not in_flight or clean_exit:  # a clean exit after EOF: finish() calls them unanswered
             return
         how = record.details.get("signal") or f"code {record.details.get('code', '?')}"
-        names = ", ".join(f"{e.method} (id {e.id!r})" for e in in_flight[:3])
+        names = ", ".join(f"{e.method} (id {shown(e.id)})" for e in in_flight[:3])
         more = f" and {len(in_flight) - 3} more" if len(in_flight) > 3 else ""
         self._out.find(
             RuleId.LIFECYCLE_CRASH_IN_FLIGHT,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import error_code_of, error_of, result_of
 from mcpspy.analysis.model import Era, Exchange, Kind, Message
 from mcpspy.analysis.reporter import Reporter
@@ -44,7 +45,7 @@ class ModernRules:
             RuleId.META_MISSING,
             request.seq,
             request.stream,
-            f"{request.method} (id {request.id!r}) has no _meta protocolVersion and "
+            f"{request.method} (id {shown(request.id)}) has no _meta protocolVersion and "
             "clientCapabilities; a 2026-07-28 server must reject it with -32602",
         )
         exchange = request.exchange
@@ -141,7 +142,7 @@ class ModernRules:
             RuleId.META_NOT_REJECTED,
             result.seq,
             result.stream,
-            f"the server answered {exchange.method} (id {exchange.id!r}), which had no _meta, "
+            f"the server answered {exchange.method} (id {shown(exchange.id)}), which had no _meta, "
             "instead of rejecting it with -32602",
             related_seq=exchange.request_seq,
         )

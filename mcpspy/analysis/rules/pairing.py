@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from mcpspy.analysis.jsonrpc import valid_id
+from mcpspy.analysis.jsonrpc import shown, valid_id
 from mcpspy.analysis.message_fields import params_of
 from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
@@ -91,7 +91,7 @@ class Pairing:
                     RuleId.PAIRING_DUPLICATE_ID,
                     message.seq,
                     stream,
-                    f"id {request_id!r} is already in flight ({first.method}, seq {first.request_seq})",
+                    f"id {shown(request_id)} is already in flight ({first.method}, seq {first.request_seq})",
                 )
             else:
                 space.pending[request_id] = exchange
@@ -120,7 +120,7 @@ class Pairing:
                 RuleId.PAIRING_OUT_OF_ORDER,
                 message.seq,
                 stream,
-                f"the reply to id {message.id!r} overtook the reply to id {oldest.id!r} "
+                f"the reply to id {shown(message.id)} overtook the reply to id {shown(oldest.id)} "
                 f"(sent at seq {oldest.request_seq})",
                 related_seq=exchange.request_seq,
             )
@@ -132,7 +132,7 @@ class Pairing:
                 RuleId.PAIRING_UNKNOWN_ID,
                 message.seq,
                 message.stream,
-                f"a reply to id {message.id!r}, but no request with that id is pending",
+                f"a reply to id {shown(message.id)}, but no request with that id is pending",
             )
         elif closed.state is CANCELLED and closed.reply_seq is None:
             self._pair(closed, message)
@@ -141,7 +141,7 @@ class Pairing:
                 RuleId.PAIRING_REPLY_AFTER_CANCEL,
                 message.seq,
                 message.stream,
-                f"a reply to {closed.method} (id {message.id!r}), cancelled at seq {closed.cancel_seq}",
+                f"a reply to {closed.method} (id {shown(message.id)}), cancelled at seq {closed.cancel_seq}",
                 related_seq=closed.request_seq,
             )
         else:
@@ -149,7 +149,7 @@ class Pairing:
                 RuleId.PAIRING_DUPLICATE_RESPONSE,
                 message.seq,
                 message.stream,
-                f"a second reply to {closed.method} (id {message.id!r}); the first was seq "
+                f"a second reply to {closed.method} (id {shown(message.id)}); the first was seq "
                 f"{closed.reply_seq}",
                 related_seq=closed.request_seq,
             )
@@ -176,7 +176,7 @@ class Pairing:
                     RuleId.CANCEL_UNKNOWN_REQUEST,
                     message.seq,
                     message.stream,
-                    f"the cancel names id {request_id!r}, which is not in flight",
+                    f"the cancel names id {shown(request_id)}, which is not in flight",
                 )
             return
         if exchange.method == "initialize" and message.stream is C2S:
@@ -184,7 +184,7 @@ class Pairing:
                 RuleId.CANCEL_INITIALIZE,
                 message.seq,
                 message.stream,
-                f"the client cancelled initialize (id {request_id!r})",
+                f"the client cancelled initialize (id {shown(request_id)})",
                 related_seq=exchange.request_seq,
             )
         space.closed[key] = exchange
@@ -214,7 +214,7 @@ class Pairing:
                     RuleId.PAIRING_SLOW,
                     oldest.request_seq,
                     oldest.stream,
-                    f"{oldest.method} (id {oldest.id!r}) waited more than {slow_after:g}s for a reply",
+                    f"{oldest.method} (id {shown(oldest.id)}) waited more than {slow_after:g}s for a reply",
                 )
 
     def give_up(self, exchanges: list[Exchange]) -> None:
@@ -232,5 +232,5 @@ class Pairing:
                 RuleId.PAIRING_UNANSWERED,
                 exchange.request_seq,
                 exchange.stream,
-                f"{exchange.method} (id {exchange.id!r}) never got a reply",
+                f"{exchange.method} (id {shown(exchange.id)}) never got a reply",
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.analysis.jsonrpc import valid_id
+from mcpspy.analysis.jsonrpc import shown, valid_id
 from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Message
 from mcpspy.analysis.reporter import Reporter
@@ -65,7 +65,7 @@ class Progress:
                 RuleId.PROGRESS_UNKNOWN_TOKEN,
                 message.seq,
                 message.stream,
-                f"progress for token {token!r}, which no request carried",
+                f"progress for token {shown(token)}, which no request carried",
             )
             return
         if exchange.reply_seq is not None and exchange.request_seq not in self._task_augmented:
@@ -73,7 +73,7 @@ class Progress:
                 RuleId.PROGRESS_AFTER_COMPLETION,
                 message.seq,
                 message.stream,
-                f"progress for token {token!r} after {exchange.method} (id {exchange.id!r}) was "
+                f"progress for token {shown(token)} after {exchange.method} (id {shown(exchange.id)}) was "
                 f"answered at seq {exchange.reply_seq}",
                 related_seq=exchange.request_seq,
             )
@@ -86,7 +86,7 @@ class Progress:
                 RuleId.PROGRESS_NOT_INCREASING,
                 message.seq,
                 message.stream,
-                f"progress for token {token!r} went from {last!r} to {number!r}; it must increase",
+                f"progress for token {shown(token)} went from {last!r} to {number!r}; it must increase",
                 related_seq=exchange.request_seq,
             )
         self._last[exchange.request_seq] = number
@@ -112,7 +112,7 @@ def log_message_problem(params: dict[str, Any]) -> str | None:
     """Why a notifications/message's params are malformed, or None."""
     level = params.get("level")
     if level not in LOG_LEVELS:
-        got = f"{level!r}" if "level" in params else "missing"
+        got = f"{shown(level)}" if "level" in params else "missing"
         return f"params.level is {got}, not one of {', '.join(LOG_LEVELS)}"
     if "data" not in params:
         return "params.data is missing; it is required (any JSON value)"
