@@ -8,7 +8,6 @@ way toolong follows a growing log: read from the offset, never re-read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,8 +102,3 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 "the proxy was stopped while writing it"
             )
         return Capture(reader.header, records, problems)
-
-
-def iter_records(path: str | os.PathLike[str]) -> Iterator[Record]:
-    """The records of a capture as it stands now."""
-    yield from read_capture(path).records

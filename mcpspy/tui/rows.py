@@ -51,7 +51,7 @@ def latency_text(message: Message) -> str:
     return duration_text(exchange.latency)
 
 
-def preview(raw: bytes, limit: int = 40) -> str:
+def raw_preview(raw: bytes, limit: int = 40) -> str:
     text = raw[: limit * 4].decode("utf-8", "replace")
     return text if len(text) <= limit else text[:limit] + "…"
 
@@ -71,7 +71,7 @@ MESSAGE_COLUMNS = (
 def message_cells(message: Message) -> tuple[Cell, ...]:
     """One message list row: a reply shows its request's method and the latency."""
     severity = message.severity
-    method = message.method or ("" if message.kind is not Kind.STDERR else preview(message.raw, 80))
+    method = message.method or ("" if message.kind is not Kind.STDERR else raw_preview(message.raw, 80))
     return (
         (f"{message.t:.3f}", "dim"),
         (DIRECTION[message.stream], DIRECTION_STYLE[message.stream]),
