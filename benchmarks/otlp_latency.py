@@ -1,0 +1,64 @@
+"""Added latency of the live OTLP export through the real proxy: none, a live collector, a dead one.
+
+    python benchmarks/otlp_latency.py [--rounds N] [--requests N]
+
+Sequential round trips to benchmarks/echo_server.py through `mcpspy`, through
+`mcpspy --otlp-endpoint URL` with a local OTLP/HTTP receiver, and with URL a
+closed port; the three interleaved round by round (the machine is noisy), then
+the medians of each round's p50 and p99. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.harness import latency  # noqa: E402
+from benchmarks.shims import peer_env  # noqa: E402
+from tests.export.collector import closed_port, running_collector  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=2000)
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="mcpspy-otlp-lat-"))
+    env = peer_env(scratch)
+    server = [sys.executable, str(REPO / "benchmarks" / "echo_server.py")]
+    dead = f"http://127.0.0.1:{closed_port()}"
+    results: dict[str, list[dict[str, float]]] = {"none": [], "live": [], "dead": []}
+    with running_collector() as collector:
+        shapes = {"none": [], "live": ["--otlp-endpoint", collector.url], "dead": ["--otlp-endpoint", dead]}
+        for round_ in range(args.rounds):
+            for name, options in shapes.items():
+                capture = scratch / f"{name}-{round_}.jsonl"
+                command = [sys.executable, "-m", "mcpspy", "--capture", str(capture), *options, "--", *server]
+                results[name].append(latency(command, env, scratch, args.requests))
+        spans = len(collector.received.spans)
+    summary = {
+        name: {
+            "p50_us": statistics.median(r["p50_us"] for r in runs),
+            "p99_us": statistics.median(r["p99_us"] for r in runs),
+        }
+        for name, runs in results.items()
+    }
+    print(
+        json.dumps(
+            {"rounds": args.rounds, "requests": args.requests, "median": summary, "spans": spans}, indent=2
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
