@@ -45,7 +45,8 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause(0.05)
     else:
         raise AssertionError("the capture never settled")
-    app.query_one(Input).cursor_blink = False  # a blinking cursor is a coin toss in a screenshot
+    for box in app.query(Input):
+        box.cursor_blink = False  # a blinking cursor is a coin toss in a screenshot
     await pilot.pause(0.1)
 
 
