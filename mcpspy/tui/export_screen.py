@@ -27,16 +27,19 @@ from mcpspy.tui.export import ExportRequest, default_path, formats
 class ExportScreen(ModalScreen[ExportRequest | None]):
     """Scope, format and path; enter in the path box exports."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss_none", "Cancel")]
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
     ExportScreen > #export-box {
         width: 90%; max-width: 110; height: auto; border: round $accent; background: $surface; padding: 0 1;
     }
-    ExportScreen .export-row { height: auto; }
-    ExportScreen .export-label { width: 8; padding: 1 0 0 0; }
-    ExportScreen RadioSet { layout: horizontal; width: 1fr; height: auto; }
-    ExportScreen RadioSet > RadioButton { width: auto; margin-right: 1; }
+    ExportScreen .export-row { height: auto; margin-top: 1; }
+    ExportScreen .export-label { width: 8; }
+    ExportScreen RadioSet { width: 1fr; height: auto; border: none; padding: 0; }
+    ExportScreen RadioSet:focus { background-tint: $foreground 10%; }
+    ExportScreen #export-format { layout: horizontal; }
+    ExportScreen #export-format > RadioButton { width: auto; margin-right: 1; }
+    ExportScreen Input { width: 1fr; }
     ExportScreen #export-note { height: auto; color: $warning; }
     """
 
@@ -64,7 +67,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
                     for i, fmt in enumerate(formats()):
                         yield RadioButton(fmt, value=i == 0, id=f"format-{fmt}")
             with Horizontal(classes="export-row"):
-                yield Label("file", classes="export-label")
+                yield Label("file", classes="export-label export-file")
                 yield Input(id="export-path")
             yield Static(id="export-note", markup=False)
 
@@ -88,7 +91,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         if box.value and box.value != self._suggested:
             return
         path = default_path(self.capture, self.scope, self.fmt, self.directory)
-        self._suggested = box.value = str(path)
+        self._suggested = box.value = path.name  # in the directory the TUI was started from
         box.cursor_position = len(box.value)
 
     @on(RadioSet.Changed)

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import TabbedContent
+from textual.widgets import Input, TabbedContent
 
 from mcpspy.analysis.model import Message
 from mcpspy.capture.sessions import SessionInfo
@@ -67,11 +67,13 @@ class InspectorKeys(App[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Keys"),
-        Binding("slash", "open_bar('filter-bar')", "Filter"),
-        Binding("ctrl+f", "open_bar('search-bar')", "Search"),
+        # The bars' keys are priority bindings: run as the key is read, so the keys typed
+        # next already find the focus in the box (else, under load, they went to the list).
+        Binding("slash", "open_bar('filter-bar')", "Filter", priority=True),
+        Binding("ctrl+f", "open_bar('search-bar')", "Search", priority=True),
         Binding("n", "search_next(1)", "Next match", show=False),
         Binding("N", "search_next(-1)", "Previous match", show=False),
-        Binding("colon", "open_bar('goto-bar')", "Go to seq", show=False),
+        Binding("colon", "open_bar('goto-bar')", "Go to seq", show=False, priority=True),
         Binding("f", "toggle_follow", "Follow"),
         Binding("p", "pair", "Pair"),
         Binding("x", "follow_exchange", "Exchange"),
@@ -143,8 +145,12 @@ class InspectorKeys(App[None]):
     # --- which keys work where
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The inspector's keys do nothing over another screen (the whole message, a dialog)."""
-        return action not in self.INSPECTOR_ACTIONS or self.screen is self.screen_stack[0]
+        """The inspector's keys do nothing over another screen (a dialog), nor while typing in a box."""
+        if action not in self.INSPECTOR_ACTIONS:
+            return True
+        if action == "open_bar" and isinstance(self.focused, Input):
+            return False  # a `/` or `:` typed in a box is text
+        return self.screen is self.screen_stack[0]
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -57,5 +57,7 @@ def settled_then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         await settle(pilot)
         await pilot.press(*keys)
         await pilot.pause(0.1)
+        pilot.app.clear_notifications()  # a toast ("time: clock") is news, not the look
+        await pilot.pause(0.05)
 
     return run_before
