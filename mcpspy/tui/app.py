@@ -4,74 +4,82 @@ The app reads a capture only. A thread worker follows the file (toolong-style,
 polling every 25 ms when idle), feeds the records to the Analyzer it alone
 owns, and posts ``Analysed`` batches. The app composes the panes (tui/panes/),
 hands each batch to them, and routes what they say to each other: the list's
-cursor to the detail pane, a chosen finding to the list, the filter bar's
-filter to the list, and any change to the header.
+cursor to the detail pane, a chosen finding to the list, the bars' filter,
+search and seq to the list, and any change to the header. The keys that open
+screens or act on the selection are in keys.py.
+
+Following a server across restarts: while `watch` shows a session, a second
+worker watches the sessions directories (restarts.py); once the session has
+ended and a new one has started, the app opens the new one in place, keeping
+the filter, the search and the order, and says so in the header.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 from textual import events, on, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
-from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer, HelpPanel, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.replay_policy import collector_paused
+from mcpspy.tui.keys import SIDE_TABS, InspectorKeys
 from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
 from mcpspy.tui.panes.detail import DetailPane
-from mcpspy.tui.panes.filter_bar import FilterBar
+from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
 from mcpspy.tui.panes.header import HeaderBar, HeaderState
 from mcpspy.tui.panes.inflight import InFlightPane
 from mcpspy.tui.panes.message_list import MessageList
 from mcpspy.tui.panes.stderr import StderrPane
 from mcpspy.tui.panes.timeline import TimelinePane
-from mcpspy.tui.whole_message import WholeMessage
+from mcpspy.tui.restarts import POLL, NextSession
+from mcpspy.tui.search import Search
 
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
 BATCH_EVERY = 1.0  # seconds: while reading a backlog, post what was analysed this often
-# The side tabs, in the order of their keys (1-5): id, label, the pane inside.
-SIDE_TABS: tuple[tuple[str, str, type[Widget]], ...] = (
-    ("tab-detail", "Detail", DetailPane),
-    ("tab-findings", "Findings", FindingsPane),
-    ("tab-inflight", "In flight", InFlightPane),
-    ("tab-stderr", "Stderr", StderrPane),
-    ("tab-timeline", "Timeline", TimelinePane),
-)
-TABS = tuple(tab for tab, _, _ in SIDE_TABS)
-PANE_OF_TAB = {tab: pane for tab, _, pane in SIDE_TABS}
+LIVENESS_EVERY = 1.0  # seconds between checks that a live session's proxy still runs
 
 
 @dataclass
 class Analysed(TextualMessage):
     batch: Batch
+    generation: int  # which opening of a session it is from: a late batch of the last one is dropped
 
 
 @dataclass
 class CaptureProblem(TextualMessage):
     text: str
+    generation: int
 
 
-class InspectorApp(App[None]):
+@dataclass
+class Restarted(TextualMessage):
+    """The followed session ended and ``session`` started: show it."""
+
+    session: SessionInfo
+    generation: int
+
+
+class InspectorApp(InspectorKeys):
     """`mcpspy watch` and `mcpspy view`: the same app, following or not.
 
     ``clock`` gives the wall-clock time in seconds since the epoch; in-flight ages
-    tick by it while live (a test passes a fixed one).
+    tick by it while live (a test passes a fixed one). ``session_dirs`` are where
+    `s` lists sessions (default: the capture's directory); with ``follow_restarts``
+    (`watch`), a session that starts after the shown one ended is opened in its place.
     """
 
     TITLE = "mcpspy"
@@ -83,48 +91,32 @@ class InspectorApp(App[None]):
     #main.wide #side { width: 1fr; min-width: 49; margin-left: 1; }
     #side TabPane { padding: 0; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
-        Binding("slash", "open_filter", "Filter"),
-        Binding("f", "toggle_follow", "Follow"),
-        Binding("p", "pair", "Pair"),
-        Binding("v", "whole", "Full"),
-        Binding("tab", "switch_pane", "Pane", priority=True),
-        Binding("right_square_bracket", "next_tab(1)", "Tab"),
-        Binding("left_square_bracket", "next_tab(-1)", "Prev tab", show=False),
-        *(
-            Binding(str(n), f"show_tab({n})", label, show=False)
-            for n, (_, label, _) in enumerate(SIDE_TABS, 1)
-        ),
-        Binding("question_mark", "toggle_help", "Keys"),
-        Binding("escape", "close_filter", "Close filter", show=False),
-    ]
-    INSPECTOR_ACTIONS = frozenset(
-        {
-            "open_filter",
-            "toggle_follow",
-            "pair",
-            "whole",
-            "switch_pane",
-            "next_tab",
-            "show_tab",
-            "close_filter",
-        }
-    )
 
     def __init__(
-        self, path: Path, live: bool = True, slow_after: float = 30.0, clock: Callable[[], float] = time.time
+        self,
+        path: Path,
+        live: bool = True,
+        slow_after: float = 30.0,
+        clock: Callable[[], float] = time.time,
+        session_dirs: list[Path] | None = None,
+        follow_restarts: bool = False,
     ) -> None:
         super().__init__()
         self.path = path
         self.live = live
         self.slow_after = slow_after
         self.clock = clock
+        self.session_dirs = session_dirs if session_dirs is not None else [path.parent]
+        self.follow_restarts = follow_restarts
+        self.generation = 0  # each session opened in this app is a new generation
         self.snapshot = Snapshot(slow_after=slow_after)  # the analysis's state after the last batch
         self.problems: list[str] = []
+        self.note: str | None = None  # news for the header's second line (the server restarted)
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
         self.unanalysed = 0  # messages listed whose analysis is still to come
         self.reading = False  # a backlog is still being listed
+        self.search: Search | None = None
+        self.search_count = 0
         self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
 
     def compose(self) -> ComposeResult:
@@ -136,12 +128,16 @@ class InspectorApp(App[None]):
                 for tab, label, pane in SIDE_TABS:
                     with TabPane(label, id=tab):
                         yield pane(id=tab.removeprefix("tab-"))
-        yield FilterBar()
+        yield FilterBar(id="filter-bar")
+        yield SearchBar(id="search-bar")
+        yield GotoBar(id="goto-bar")
         yield Footer()
 
     def on_mount(self) -> None:
         self.message_list.focus()
-        self.follow_capture()
+        self.follow_capture(self.path, self.live, self.generation)
+        if self.follow_restarts:
+            self.watch_restarts(self.path, self.generation)
         self.set_interval(1.0, self.tick)
         self.refresh_header()
 
@@ -159,36 +155,15 @@ class InspectorApp(App[None]):
         """The messages the list shows (those that pass the filter)."""
         return self.message_list.rows
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The inspector's keys do nothing over another screen (the whole-message view)."""
-        return action not in self.INSPECTOR_ACTIONS or self.screen is self._inspector_screen
+    # --- reading the capture (worker threads)
 
-    @property
-    def _inspector_screen(self) -> Screen[object]:
-        return self.screen_stack[0]
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        if screen is not self._inspector_screen:
-            return
-        yield SystemCommand("Follow", "Follow the newest message (f)", self.action_toggle_follow)
-        yield SystemCommand("Filter", "Show only matching messages (/)", self.action_open_filter)
-        yield SystemCommand("Pair", "Jump between a request and its reply (p)", self.action_pair)
-        yield SystemCommand("Whole message", "The selected message in full (v)", self.action_whole)
-        for n, (_, label, _) in enumerate(SIDE_TABS, 1):
-            yield SystemCommand(
-                f"Show {label.lower()}", f"The {label.lower()} tab ({n})", lambda n=n: self.action_show_tab(n)
-            )
-
-    # --- reading the capture (worker thread)
-
-    @work(thread=True, exclusive=True)
-    def follow_capture(self) -> None:
+    @work(thread=True, exclusive=True, group="capture")
+    def follow_capture(self, path: Path, live: bool, generation: int) -> None:
         worker = get_current_worker()
         try:
-            feed = CaptureFeed(self.path, self.live, self.slow_after)
+            feed = CaptureFeed(path, live, self.slow_after)
         except OSError as exc:
-            self.post_message(CaptureProblem(f"cannot open {self.path}: {exc.strerror}"))
+            self.post_message(CaptureProblem(f"cannot open {path}: {exc.strerror}", generation))
             return
         held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
         posted_at = 0.0
@@ -197,7 +172,7 @@ class InspectorApp(App[None]):
                 try:
                     batch = feed.step()
                 except CaptureFormatError as exc:
-                    self.post_message(CaptureProblem(str(exc)))
+                    self.post_message(CaptureProblem(str(exc), generation))
                     return
                 held.merge(batch)
                 now = time.monotonic()
@@ -206,26 +181,78 @@ class InspectorApp(App[None]):
                 # Live traffic is shown at once; a backlog every BATCH_EVERY, and as soon as it is listed.
                 listed = feed.reader.at_end and batch.messages
                 if held and (feed.caught_up or listed or feed.done or now - posted_at >= BATCH_EVERY):
-                    self.post_message(Analysed(held))
+                    self.post_message(Analysed(held, generation))
                     held, posted_at = Batch(), now
                 if not batch:
                     time.sleep(POLL_IDLE)
 
-    # --- routing: the worker's batches and the panes' messages
+    @work(thread=True, exclusive=True, group="restarts")
+    def watch_restarts(self, path: Path, generation: int) -> None:
+        """Once the shown session has ended, post the session that replaced it (restarts.py)."""
+        worker = get_current_worker()
+        current = read_session(path)
+        if current is None:
+            return
+        watch = NextSession(self.session_dirs, current)
+        checked = 0.0
+        ended = False
+        while not worker.is_cancelled and generation == self.generation:
+            now = time.monotonic()
+            ended = ended or self.loaded
+            if not ended and now - checked >= LIVENESS_EVERY:  # a killed proxy never says it stopped
+                ended, checked = not watch.still_live(), now
+            chosen = watch.poll(ended, now)
+            if chosen is not None:
+                self.post_message(Restarted(chosen, generation))
+                return
+            time.sleep(POLL)
+
+    # --- routing: the workers' batches and the panes' messages
 
     @on(CaptureProblem)
     def show_problem(self, event: CaptureProblem) -> None:
-        self.problems.append(event.text)
+        if event.generation == self.generation:
+            self.problems.append(event.text)
+            self.refresh_header()
+
+    @on(Restarted)
+    def restarted(self, event: Restarted) -> None:
+        if event.generation != self.generation:
+            return
+        info = event.session
+        when = time.strftime("%H:%M:%S", time.localtime(self.clock()))
+        note = f"↻ {when}: the session ended and a new one started; now showing {info.path.name}"
+        self.open_session(info.path, info.live, note)
+        self.notify(f"now showing the new session {info.path.name}", title="server restarted", markup=False)
+
+    def open_session(self, path: Path, live: bool, note: str | None = None) -> None:
+        """Show another capture in place; the filter, search, order and time display stay."""
+        self.generation += 1
+        self.path, self.live, self.note = path, live, note
+        self.snapshot = Snapshot(slow_after=self.slow_after)
+        self.problems = []
+        self.loaded, self.unanalysed, self.reading = False, 0, False
+        self.message_list.reset()
+        self.query_one(FindingsPane).reset()
+        self.query_one(StderrPane).clear()
+        self.query_one(DetailPane).clear()
+        self.follow_capture(path, live, self.generation)
+        if self.follow_restarts:
+            self.watch_restarts(path, self.generation)
         self.refresh_header()
+        self.refresh_side()
 
     @on(Analysed)
     def take_batch(self, event: Analysed) -> None:
+        if event.generation != self.generation:
+            return
         batch = event.batch
         try:
             messages, detail = self.message_list, self.query_one(DetailPane)
         except NoMatches:  # the app is closing
             return
         self.snapshot = batch.snapshot
+        messages.started_epoch = batch.snapshot.started_epoch
         analysis_caught_up = self.unanalysed and not batch.unanalysed
         self.unanalysed, self.reading = batch.unanalysed, batch.reading
         self.problems.extend(batch.problems)
@@ -241,6 +268,8 @@ class InspectorApp(App[None]):
             self.live = False  # nothing more will come: ages stop ticking
         if analysis_caught_up and messages.filter is not None:
             messages.set_filter(messages.filter)  # the list was filtered before the analysis had its say
+        if self.search is not None and batch.messages:
+            self.search_count += sum(1 for m in batch.messages if self.search(m))
         self.refresh_header()
         self.refresh_side()
 
@@ -253,10 +282,23 @@ class InspectorApp(App[None]):
     def list_changed(self, event: MessageList.Changed) -> None:
         self.refresh_header()
 
-    @on(FilterBar.Applied)
-    def filter_applied(self, event: FilterBar.Applied) -> None:
-        self.message_list.set_filter(event.filter)
+    @on(FilterBar.Entered, "#filter-bar")
+    def filter_entered(self, event: FilterBar.Entered) -> None:
+        self.message_list.set_filter(event.value)
+        self.count_search()
         self.message_list.focus()
+
+    @on(SearchBar.Entered, "#search-bar")
+    def search_entered(self, event: SearchBar.Entered) -> None:
+        self.set_search(event.value)
+        self.message_list.focus()
+        if self.search is not None:
+            self.action_search_next(1, include_current=True)
+
+    @on(GotoBar.Entered, "#goto-bar")
+    def goto_entered(self, event: GotoBar.Entered) -> None:
+        self.message_list.focus()
+        self.go_to_seq(event.value)
 
     @on(FindingsPane.JumpTo)
     def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
@@ -271,6 +313,20 @@ class InspectorApp(App[None]):
     @on(TabbedContent.TabActivated, "#side")
     def tab_shown(self, event: TabbedContent.TabActivated) -> None:
         self.refresh_side()
+
+    def set_search(self, search: Search | None) -> None:
+        """Highlight ``search`` in the list and the detail (None: no search)."""
+        self.search = search
+        pattern = search.pattern if search is not None else None
+        self.message_list.set_highlight(pattern)
+        detail = self.query_one(DetailPane)
+        detail.set_highlight(pattern)
+        detail.scroll_to_match()
+        self.count_search()
+
+    def count_search(self) -> None:
+        self.search_count = self.search.count(self.rows) if self.search is not None else 0
+        self.refresh_header()
 
     def refresh_header(self) -> None:
         try:
@@ -289,6 +345,10 @@ class InspectorApp(App[None]):
             self.loaded,
             messages.filter.text if messages.filter else None,
             self.problems[-1] if self.problems else None,
+            order=messages.order.value,
+            search=self.search.text if self.search is not None else None,
+            search_count=self.search_count,
+            note=self.note,
         )
         header.show(state)
 
@@ -315,46 +375,3 @@ class InspectorApp(App[None]):
         """Ages of in-flight requests tick by the clock (slow ones are flagged by the worker)."""
         if self.live:
             self.refresh_side()
-
-    # --- actions
-
-    def action_open_filter(self) -> None:
-        self.query_one(FilterBar).open()
-
-    def action_close_filter(self) -> None:
-        self.query_one(FilterBar).close()
-        self.message_list.focus()
-
-    def action_toggle_follow(self) -> None:
-        self.message_list.set_follow(not self.message_list.follow)
-
-    def action_pair(self) -> None:
-        self.message_list.jump_to_pair()
-
-    def action_whole(self) -> None:
-        message = self.message_list.current
-        if message is not None:
-            self.push_screen(WholeMessage(message))
-
-    def action_switch_pane(self) -> None:
-        """`tab`: from the message list to the side pane's content and back."""
-        side = self.query_one(TabbedContent)
-        pane = side.query_one(PANE_OF_TAB[side.active])
-        target: Widget = self.message_list if pane.has_focus_within or pane.has_focus else pane
-        if self.focused is self.query_one(FilterBar).input:
-            target = self.message_list
-        target.focus()
-
-    def action_toggle_help(self) -> None:
-        """`?`: every key of the focused pane and the app, or hide them again."""
-        if self.screen.query(HelpPanel):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
-
-    def action_show_tab(self, number: int) -> None:
-        self.query_one(TabbedContent).active = TABS[number - 1]
-
-    def action_next_tab(self, step: int) -> None:
-        side = self.query_one(TabbedContent)
-        self.action_show_tab((TABS.index(side.active) + step) % len(TABS) + 1)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, decode_header
 from mcpspy.capture.locate import CaptureNotFound, locate_capture
-from mcpspy.capture.sessions import find_session, list_sessions, search_dirs
+from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
 from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
 from mcpspy.options import add_home_option
 from mcpspy.terminal import visible_line
@@ -29,10 +29,10 @@ def on_a_terminal() -> bool:
 NOT_A_TERMINAL = "the TUI needs a terminal; on a pipe or in CI use `mcpspy report` (text, --json, --markdown)"
 
 
-def _open(path: Path, live: bool) -> int:
+def _open(path: Path, live: bool, dirs: list[Path], follow_restarts: bool = False) -> int:
     from mcpspy.tui.app import InspectorApp
 
-    app = InspectorApp(path, live=live)
+    app = InspectorApp(path, live=live, session_dirs=dirs, follow_restarts=follow_restarts)
     app.run()
     return EXIT_BUG if app.return_code else 0  # Textual has shown the traceback
 
@@ -55,7 +55,7 @@ def run_view(args: argparse.Namespace) -> int:
         return _error(f"{path}: {exc}", "mcpspy view")
     if not on_a_terminal():
         return _error(NOT_A_TERMINAL, "mcpspy view")
-    return _open(path, live=False)
+    return _open(path, live=False, dirs=search_dirs(args.home))
 
 
 def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,6 +64,11 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
+    """The newest live session (a picker when several are); when none is live, the finished ones.
+
+    The TUI then follows the server across restarts: when the session ends and a
+    new one starts, it shows the new one.
+    """
     if not on_a_terminal():
         return _error(NOT_A_TERMINAL, "mcpspy watch")
     dirs = search_dirs(args.home)
@@ -71,25 +76,39 @@ def run_watch(args: argparse.Namespace) -> int:
         found = find_session(args.session, dirs)
         if found is None:
             return _error(f"no session {args.session!r} in {', '.join(map(str, dirs))}", "mcpspy watch")
-        return _open(found.path, live=found.live)
-    live = [s for s in list_sessions(dirs) if s.live]
-    if len(live) > 1:
-        from mcpspy.tui.picker import SessionPicker
-
-        chosen = SessionPicker(list(reversed(live))).run()
-        return 0 if chosen is None else _open(chosen, live=True)
-    if live:
-        return _open(live[-1].path, live=True)
-    known = {s.path for s in list_sessions(dirs)}
+        return _open(found.path, found.live, dirs, follow_restarts=True)
+    sessions = list_sessions(dirs)
+    live = [s for s in sessions if s.live]
+    if len(live) == 1:
+        return _open(live[0].path, True, dirs, follow_restarts=True)
+    if live or sessions:
+        return _pick(live or sessions, dirs, none_live=not live)
     print(
         f"mcpspy watch: waiting for a session in {', '.join(map(str, dirs))} (Ctrl+C to stop)",
         file=sys.stderr,
     )
+    known = {s.path for s in sessions}
     try:
         while True:
             time.sleep(WAIT_POLL)
             fresh = [s for s in list_sessions(dirs) if s.path not in known]
             if fresh:
-                return _open(fresh[-1].path, live=True)
+                return _open(fresh[-1].path, fresh[-1].live, dirs, follow_restarts=True)
     except KeyboardInterrupt:
         return 130
+
+
+def _pick(sessions: list[SessionInfo], dirs: list[Path], none_live: bool) -> int:
+    """Several live sessions: pick one. None live: pick a finished one, or wait for a new one."""
+    from mcpspy.tui.picker import SessionPicker
+
+    if none_live:
+        title = f"no session is live; {len(sessions)} finished: pick one (enter), or wait here for a new one"
+        picker = SessionPicker(list(reversed(sessions)), title=title, wait_in=dirs)
+    else:
+        picker = SessionPicker(list(reversed(sessions)))
+    chosen = picker.run()
+    if chosen is None:
+        return 0
+    info = read_session(chosen)
+    return _open(chosen, info is not None and info.live, dirs, follow_restarts=True)

@@ -29,6 +29,7 @@ class Column:
     width: int  # cells; a flexible column takes the room left over, and at least this
     flexible: bool = False
     right: bool = False  # right-aligned (numbers)
+    wrap: bool = False  # the text goes on over the next lines instead of being cut (the last column)
 
 
 Cell = tuple[str, str]  # text, Rich style ("" for the row's own)
@@ -88,7 +89,7 @@ FINDING_COLUMNS = (
     Column("sev", 9),
     Column("seq", 6, right=True),
     Column("rule", 26),
-    Column("message", 20, flexible=True),
+    Column("message", 20, flexible=True, wrap=True),
 )
 
 

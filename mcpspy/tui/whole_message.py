@@ -1,9 +1,15 @@
-"""The screen `v` opens: one message in full, however big, as pretty JSON or as its raw line."""
+"""The screen `v` opens: one message in full, however big, as pretty JSON or as its raw line.
+
+Above the JSON: the message's findings and any stray text glued before it on
+its line (the JSON alone would hide it). The title counts the message's own
+lines, not the screen lines they wrap to.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -11,11 +17,24 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from mcpspy.analysis.model import Message
-from mcpspy.terminal import visible_line
+from mcpspy.terminal import visible_bytes, visible_line
+from mcpspy.tui.panes.detail import finding_lines
 from mcpspy.tui.rows import pretty_json, visible_raw
 from mcpspy.tui.widgets.textview import TextView
 
 METHOD_WIDTH = 48  # a longer method is cut in the title: the sizes after it stay in sight
+
+
+def head_lines(message: Message) -> list[str | Text]:
+    """Above the JSON: its findings, and the stray text glued before it on its line (else unseen)."""
+    lines: list[str | Text] = [*finding_lines(message)]
+    if message.glued_prefix:
+        glued = Text("glued before the JSON: ", style="bold red")
+        glued.append(visible_bytes(message.glued_prefix), style="reverse red")
+        lines.append(glued)
+    if lines:
+        lines.append(Text(""))
+    return lines
 
 
 class WholeMessage(Screen[None]):
@@ -48,14 +67,18 @@ class WholeMessage(Screen[None]):
         m = self.message
         view = self.query_one(TextView)
         if self.raw:
-            view.set_text(visible_raw(m.raw, m.terminated, limit=None))
+            text = visible_raw(m.raw, m.terminated, limit=None)
+            lines: list[str | Text] = [text]
         else:
-            view.set_text(pretty_json(m.payload, limit=None), json=True)
+            text = pretty_json(m.payload, limit=None)
+            lines = [*head_lines(m), *text.split("\n")]
+        view.set_lines(lines, json=not self.raw)
         what = "raw" if self.raw else "JSON"
         method = visible_line(m.method or "")
         if len(method) > METHOD_WIDTH:
             method = method[: METHOD_WIDTH - 1] + "…"
-        title = f"seq {m.seq}  {m.kind.value}  {method}  {m.size:,} bytes  {what}, {view.line_count:,} lines"
+        count = text.count("\n") + 1  # the message's own lines, whatever the width wraps them to
+        title = f"seq {m.seq}  {m.kind.value}  {method}  {m.size:,} bytes  {what}, {count:,} lines"
         self.query_one("#whole-title", Static).update(Content(title))
 
     def action_toggle_raw(self) -> None:

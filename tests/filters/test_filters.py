@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from mcpspy.analysis.analyzer import Analyzer
@@ -60,3 +62,40 @@ def test_and_negation_and_free_text() -> None:
 def test_errors_say_what_is_wrong(text: str, says: str) -> None:
     with pytest.raises(FilterError, match=says):
         parse_filter(text)
+
+
+def test_or_binds_looser_than_and() -> None:
+    assert seqs("id:1 OR id:2") == [1, 2, 3]
+    assert seqs("id:1 | kind:notification") == [1, 3, 4]
+    assert seqs("dir:s2c id:1 OR dir:err") == [3, 5]  # (dir:s2c id:1) OR dir:err
+    assert seqs("dir:s2c (id:1 OR kind:notification)") == [3, 4]
+    assert seqs("-(dir:c2s OR dir:s2c)") == [5]
+    assert seqs("!dir:c2s NOT dir:s2c") == [5]
+    assert seqs("dir:c2s AND id:2") == [2]
+
+
+def test_quoted_phrases_and_values() -> None:
+    assert seqs('"not json at"') == [6]
+    assert seqs('"NOT JSON"') == [6]  # any case
+    assert seqs('method:"tools/list"') == [1, 3]
+    assert seqs('-"json at all" dir:s2c') == [3, 4]
+    assert seqs(r'"say \"hi\""') == []
+
+
+@pytest.mark.parametrize(
+    ("text", "says", "column"),
+    [
+        ('"open', "a quote is not closed", 1),
+        ("dir:s2c (id:1", "a ( is not closed", 9),
+        ("id:1 )", "a ) with no ( before it", 6),
+        ("id:1 OR", "OR needs a term after it", 6),
+        ("OR id:1", "a term is missing", 1),
+        ("dir:c2s !", "! needs a term after it", 9),
+        ("()", "empty ( )", 1),
+        ("id:1 dir:up", "dir:up: expected one of c2s, err, s2c", 6),
+    ],
+)
+def test_errors_name_the_column(text: str, says: str, column: int) -> None:
+    with pytest.raises(FilterError, match=re.escape(says)) as raised:
+        parse_filter(text)
+    assert raised.value.column == column

@@ -45,7 +45,8 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause(0.05)
     else:
         raise AssertionError("the capture never settled")
-    app.query_one(Input).cursor_blink = False  # a blinking cursor is a coin toss in a screenshot
+    for box in app.query(Input):
+        box.cursor_blink = False  # a blinking cursor is a coin toss in a screenshot
     await pilot.pause(0.1)
 
 
@@ -56,5 +57,7 @@ def settled_then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
         await settle(pilot)
         await pilot.press(*keys)
         await pilot.pause(0.1)
+        pilot.app.clear_notifications()  # a toast ("time: clock") is news, not the look
+        await pilot.pause(0.05)
 
     return run_before

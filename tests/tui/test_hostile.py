@@ -144,7 +144,7 @@ async def test_every_pane_shows_the_data_as_plain_text(
         assert visible_line(strings[0]) in screen_text(app)
         await pilot.press("5")
         await pilot.pause(0.1)
-        timeline = str(app.query_one(TimelinePane).query_one(Static).render())
+        timeline = str(app.query_one(TimelinePane).query_one("#timeline-bars", Static).render())
         assert "[bold]bold" in timeline and "\\x1b]0;PWNED" in timeline
         assert visible_line(strings[0])[:10] in screen_text(app)
     assert app.return_code in (None, 0)
@@ -186,7 +186,7 @@ async def test_a_typed_filter_is_text_too(capture: Path, target: Path) -> None:
         await settle(app, pilot, message_count(capture))
         for typed in ("[/]", "dir:[/]", f"method:{click(target)}", "[bold]x"):
             await pilot.press("slash")
-            app.query_one(Input).value = typed
+            app.query_one("#filter-bar Input", Input).value = typed
             await pilot.press("enter")
             await pilot.pause(0.1)
             shown = screen_text(app)

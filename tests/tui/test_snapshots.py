@@ -1,4 +1,4 @@
-"""How each pane looks, at 80x24 (the side pane under the list) and 160x50 (beside it).
+"""How each pane and screen looks, at 80x24 (the side pane under the list), 120x35 and 200x50 (beside it).
 
 SVG snapshots under __snapshots__/test_snapshots/; after a change to the look,
 check the report pytest writes, then accept with `pytest --snapshot-update`.
@@ -19,7 +19,11 @@ from mcpspy.tui.picker import SessionPicker
 from tests.conftest import FIXTURES
 from tests.tui.snapshot_app import inspector, settled_then
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 50), id="160x50")]
+SIZES = [
+    pytest.param((80, 24), id="80x24"),
+    pytest.param((120, 35), id="120x35"),  # the side pane at its narrowest: findings wrap under their row
+    pytest.param((200, 50), id="200x50"),  # findings wrap in their column
+]
 
 # pane: (fixture, live, keys pressed once the capture is read)
 PANES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
@@ -31,6 +35,11 @@ PANES: dict[str, tuple[str, bool, tuple[str, ...]]] = {
     "timeline": ("lesson-out-of-order", False, ("5",)),
     "filter-bar": ("lesson-out-of-order", False, ("slash", *"dir:up", "enter")),
     "whole-message": ("lesson-ready-glued", False, ("G", "v")),
+    "search": ("clean-progress", False, ("g", "ctrl+f", *"export", "enter", "n")),
+    "follow-exchange": ("clean-progress", False, ("g", "j", "x")),
+    "help": ("clean-modern", False, ("question_mark",)),
+    "order-and-time": ("lesson-out-of-order", False, ("o", "t", "t")),
+    "export": ("lesson-cancelled", False, ("g", "e")),
 }
 
 

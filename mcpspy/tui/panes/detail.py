@@ -28,12 +28,31 @@ def pair_of(message: Message) -> int | None:
     return exchange.reply_seq if exchange.request_seq == message.seq else exchange.request_seq
 
 
+def finding_lines(message: Message) -> list[Text]:
+    """Each finding on the message: what is wrong, the rule it breaks, where the spec says so."""
+    lines = []
+    for f in message.findings:
+        lines.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): ", style=MARK_STYLE[f.severity]))
+        lines[-1].append(visible_line(f.message), style="default")
+        lines.append(Text(visible_line(f"  {f.rule.summary}")))
+        lines.append(Text(visible_line(f"  source: {f.rule.source}"), style="dim"))
+    return lines
+
+
 def detail_lines(message: Message) -> list[Text]:
-    """What the pane shows for ``message``; a payload past DETAIL_LIMIT is cut (`v` shows it all)."""
+    """What the pane shows for ``message``: its findings first, then the exchange, JSON and raw line.
+
+    A payload past DETAIL_LIMIT is cut (`v` shows it all).
+    """
     title = f"seq {message.seq}  t {message.t:.6f}s  {message.kind.value}  {message.size:,} bytes"
     if message.size > DETAIL_LIMIT:
         title += "  (v: whole message)"
-    lines = [Text(title, style="bold")]
+    lines = [Text(title, style="bold"), *finding_lines(message)]
+    exchange = message.exchange
+    if exchange is not None:
+        latency = duration_text(exchange.latency) if exchange.latency is not None else "pending"
+        said = f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} {latency}"
+        lines.append(Text(visible_line(f"{said}; pair seq {pair_of(message)} (p)"), style="dim"))
     if message.payload is not None:
         json = (visible_line(line) for line in pretty_json(message.payload).split("\n"))
         lines.extend(_JSON(Text(line)) for line in json)
@@ -45,16 +64,6 @@ def detail_lines(message: Message) -> list[Text]:
     else:
         raw.append(visible_raw(message.raw, message.terminated))
     lines.append(raw)
-    exchange = message.exchange
-    if exchange is not None:
-        latency = duration_text(exchange.latency) if exchange.latency is not None else "pending"
-        said = f"exchange: {exchange.method} id {exchange.id!r} {exchange.state.value} {latency}"
-        lines.append(Text(visible_line(f"{said}; pair seq {pair_of(message)} (p)")))
-    for f in message.findings:
-        lines.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): ", style=MARK_STYLE[f.severity]))
-        lines[-1].append(visible_line(f.message), style="default")
-        lines.append(Text(visible_line(f"  {f.rule.summary}")))
-        lines.append(Text(visible_line(f"  source: {f.rule.source}"), style="dim"))
     return lines
 
 
@@ -78,6 +87,14 @@ class DetailPane(TextView):
         lines = detail_lines(message)
         self.text = "\n".join(line.plain for line in lines)
         self.set_lines(lines)
+        if self.highlight is not None:
+            self.scroll_to_match()
+
+    def clear(self) -> None:
+        """Show nothing (another session is opened)."""
+        self._seq = None
+        self.text = ""
+        self.set_text("select a message")
 
     def changed(self, seqs: Collection[int]) -> None:
         """The analysis changed these messages: the next ``show`` of one of them draws it again."""

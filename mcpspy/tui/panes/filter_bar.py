@@ -1,74 +1,48 @@
-"""The filter bar: `/` opens it, enter applies the filter it holds, a mistake is said under it.
+"""The bars under the list: `/` filter, `ctrl+f` search, `:` go to a seq.
 
-It parses what was typed itself and posts ``Applied`` with the compiled filter
-(None for an empty one); an invalid filter leaves the list as it was. The
-error is shown as plain text: what was typed is never read as markup.
+Each is a ``PromptBar``: checked as you type (what is wrong is said under the
+box, and enter does nothing until it is right), with its own history.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from textual import on
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.content import Content
-from textual.message import Message
-from textual.widgets import Input, Static
-
 from mcpspy.filters import Filter, FilterError, parse_filter
-from mcpspy.terminal import visible_line
+from mcpspy.tui.search import Search
+from mcpspy.tui.widgets.prompt_bar import PromptBar
 
-PLACEHOLDER = "method:tools/* dir:s2c -kind:notification latency:>500ms"
+FILTER_PLACEHOLDER = 'filter: method:tools/* dir:s2c -kind:notification latency:>500ms OR "some text"'
 
 
-class FilterBar(Vertical):
-    """Hidden until opened; closes itself once a valid filter is applied."""
+class FilterBar(PromptBar[Filter | None]):
+    """The filter; None clears it."""
 
-    DEFAULT_CSS = """
-    FilterBar { display: none; height: auto; }
-    FilterBar > #filter-error { display: none; color: $error; height: 1; }
-    """
+    placeholder = FILTER_PLACEHOLDER
 
-    @dataclass
-    class Applied(Message):
-        """A valid filter was entered: show what it passes (everything for None)."""
-
-        bar: FilterBar
-        filter: Filter | None
-
-        @property
-        def control(self) -> FilterBar:
-            return self.bar
-
-    def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="filter")
-        yield Static(id="filter-error", markup=False)
-
-    @property
-    def input(self) -> Input:
-        return self.query_one(Input)
-
-    def open(self) -> None:
-        self.display = True
-        self.input.focus()
-
-    def close(self) -> None:
-        self.display = False
-        self._say("")
-
-    def _say(self, error: str) -> None:
-        note = self.query_one("#filter-error", Static)
-        note.update(Content(visible_line(error)))
-        note.display = bool(error)
-
-    @on(Input.Submitted, "#filter")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def check(self, text: str) -> Filter | None:
+        if not text.strip():
+            return None
         try:
-            new_filter = parse_filter(event.value) if event.value.strip() else None
+            return parse_filter(text)
         except FilterError as exc:
-            self._say(f"invalid filter: {exc}")
-            return
-        self.close()  # the header says which filter is on
-        self.post_message(self.Applied(self, new_filter))
+            raise ValueError(f"invalid filter: {exc}") from None
+
+
+class SearchBar(PromptBar[Search | None]):
+    """Text to find in the messages (any case); None clears the search."""
+
+    placeholder = "search: text to find in the lines (n next, N previous)"
+
+    def check(self, text: str) -> Search | None:
+        return Search(text) if text.strip() else None
+
+
+class GotoBar(PromptBar[int]):
+    """A seq number to go to."""
+
+    placeholder = "go to seq: a number"
+
+    def check(self, text: str) -> int:
+        text = text.strip().removeprefix("#")
+        if not text.isdecimal():
+            raise ValueError("a seq is a number: the first column of `mcpspy report`, `seq` in the detail")
+        return int(text)

@@ -1,4 +1,4 @@
-"""The findings pane: every finding in the order it was raised; enter asks to see its line."""
+"""The findings pane: every finding in seq order, its sentence wrapped; enter asks to see its line."""
 
 from __future__ import annotations
 
@@ -14,8 +14,16 @@ from mcpspy.tui.rows import FINDING_COLUMNS, finding_cells
 from mcpspy.tui.widgets.rowlist import RowList
 
 
+def by_seq(finding: Finding) -> int:
+    return finding.seq
+
+
 class FindingsPane(RowList[Finding]):
-    """The findings, counted by severity for the header."""
+    """The findings in the order of the lines they are about, counted by severity for the header.
+
+    Most arrive in order; those the end of a session raises (unanswered requests)
+    are about older lines and are sorted in.
+    """
 
     @dataclass
     class JumpTo(TextualMessage):
@@ -35,10 +43,24 @@ class FindingsPane(RowList[Finding]):
         self.rows = self.findings
 
     def add(self, findings: Iterable[Finding]) -> None:
-        added = len(self.findings)
-        self.findings.extend(findings)
-        self.by_severity.update(f.severity for f in self.findings[added:])
-        self.rows_added()
+        new = list(findings)
+        self.by_severity.update(f.severity for f in new)
+        last = self.findings[-1].seq if self.findings else -1
+        if all(f.seq >= last for f in new) and new == sorted(new, key=by_seq):
+            self.findings.extend(new)
+            self.rows_added()
+            return
+        chosen = self.current
+        self.findings.extend(new)
+        self.findings.sort(key=by_seq)  # stable: findings about one line keep their order
+        cursor = self.findings.index(chosen) if chosen is not None else 0
+        self.set_rows(self.findings, cursor=cursor)
+
+    def reset(self) -> None:
+        """Forget every finding (another session is shown)."""
+        self.findings.clear()
+        self.by_severity.clear()
+        self.set_rows(self.findings, cursor=0)
 
     @on(RowList.Selected)
     def _chosen(self, event: RowList.Selected) -> None:

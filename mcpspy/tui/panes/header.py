@@ -1,4 +1,4 @@
-"""The inspector's header line: capture, era, counts, findings, state, filter; a problem below.
+"""The inspector's header line: capture, era, counts, findings, state, order, search, filter; news below.
 
 Built as Textual ``Content`` (never markup): the capture's name, its protocol version
 and a problem's wording come from the capture and are shown as they are, with
@@ -20,6 +20,7 @@ from mcpspy.tui.loader import Snapshot
 
 SEPARATOR = "  "
 NAME_WITH_FILTER = 32  # a longer server name is cut when a filter is shown too
+SEARCH_SHOWN = 16  # a longer search text is cut in the header
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,11 @@ class HeaderState:
     following: bool
     ended: bool
     filter_text: str | None
-    problem: str | None  # the latest, on a second line
+    problem: str | None  # the latest, on a line of its own
+    order: str = "seq"  # the list's order: seq, latency or size
+    search: str | None = None  # the text searched for
+    search_count: int = 0  # messages in the list that have it
+    note: str | None = None  # news on a line of its own: the server restarted
 
 
 def header_text(h: HeaderState, width: int) -> Content:
@@ -66,6 +71,12 @@ def header_text(h: HeaderState, width: int) -> Content:
         parts.append(Content("following"))
     if h.ended:
         parts.append(Content("ended"))
+    if h.order != "seq":
+        parts.append(Content.styled(f"by {h.order}", "bold"))
+    if h.search is not None:
+        search = visible_line(h.search)
+        search = search if len(search) <= SEARCH_SHOWN else search[: SEARCH_SHOWN - 1] + "…"
+        parts.append(Content.assemble(("search:", "dim"), f" {search} ({h.search_count})"))
     filter_text = visible_line(h.filter_text or "")
     filter_room = len(filter_text) + len("  filter: ") if h.filter_text is not None else 0
     room = width - 2 - sum(len(SEPARATOR) + part.cell_length for part in parts) - filter_room
@@ -84,8 +95,12 @@ def header_text(h: HeaderState, width: int) -> Content:
             filter_text = filter_text[: max(len(filter_text) - over - 1, 4)] + "…"
         parts.append(Content.assemble(("filter:", "dim"), " ", filter_text))
     text = Content(SEPARATOR).join([Content.styled(name, "bold"), *parts])
-    if h.problem:
-        text = Content.assemble(text, "\n", (visible_line(h.problem), "red"))
+    for line, style in ((h.note, "yellow"), (h.problem, "red")):
+        if line:
+            shown = visible_line(line)
+            if len(shown) > width - 2:  # one line each: the header's height counts them
+                shown = shown[: max(width - 3, 8)] + "…"
+            text = Content.assemble(text, "\n", (shown, style))
     return text
 
 

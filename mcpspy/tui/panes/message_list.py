@@ -2,12 +2,14 @@
 
 It keeps every message the app gave it (the filter is applied again over all of
 them), says which message is under the cursor (``Shown``) and when following,
-the filter or the counts changed (``Changed``), and stops following when the
-user moves up, as a pager does.
+the filter, the order or the counts changed (``Changed``), and stops following
+when the user moves up, as a pager does. Sorted by latency or size (`o`), it
+keeps the cursor on its message and does not follow: the newest is not last.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -17,8 +19,35 @@ from textual.message import Message as TextualMessage
 from mcpspy.analysis.model import Message
 from mcpspy.filters import Filter
 from mcpspy.tui.panes.detail import pair_of
-from mcpspy.tui.rows import MESSAGE_COLUMNS, message_cells
+from mcpspy.tui.rows import Cell, message_cells
+from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
 from mcpspy.tui.widgets.rowlist import RowList
+
+NO_MESSAGES = "no messages yet"
+NONE_MATCH = "no messages match the filter"
+
+
+class Order(enum.Enum):
+    """The list's order (`o` cycles): as they came, slowest exchange first, biggest first."""
+
+    SEQ = "seq"
+    LATENCY = "latency"
+    SIZE = "size"
+
+    def next(self) -> Order:
+        members = list(Order)
+        return members[(members.index(self) + 1) % len(members)]
+
+
+def latency_key(message: Message) -> tuple[float, int]:
+    """Slowest first, a request beside its reply; no latency (pending, notifications) last."""
+    exchange = message.exchange
+    latency = exchange.latency if exchange is not None else None
+    return (-latency if latency is not None else float("inf"), message.seq)
+
+
+def size_key(message: Message) -> tuple[int, int]:
+    return (-message.size, message.seq)
 
 
 class MessageList(RowList[Message]):
@@ -41,7 +70,7 @@ class MessageList(RowList[Message]):
 
     @dataclass
     class Changed(TextualMessage):
-        """Following, the filter or the number of rows changed: what the header says about the list."""
+        """Following, the filter, the order or the number of rows changed: what the header says."""
 
         message_list: MessageList
 
@@ -50,42 +79,96 @@ class MessageList(RowList[Message]):
             return self.message_list
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__(MESSAGE_COLUMNS, message_cells, id=id, empty="no messages yet")
+        super().__init__(message_columns(TimeDisplay.RELATIVE), message_cells, id=id, empty=NO_MESSAGES)
         self.all_messages: list[Message] = []  # everything the app has given, in order
         self.follow = True
         self.filter: Filter | None = None
+        self.order = Order.SEQ
+        self.time_display = TimeDisplay.RELATIVE
+        self.started_epoch: float | None = None  # the session's start, for the wall-clock time
         self._shown: list[Message] = []  # the rows: the messages that pass the filter
         self._row_of: dict[int, int] = {}  # seq -> row index
         self.rows = self._shown
 
+    def cells_of(self, index: int) -> tuple[Cell, ...]:
+        message = self._shown[index]
+        cells = message_cells(message)
+        if self.time_display is TimeDisplay.RELATIVE:
+            return cells
+        above = self._shown[index - 1] if index > 0 else None
+        return ((time_text(self.time_display, message, above, self.started_epoch), cells[0][1]), *cells[1:])
+
     def add(self, messages: Iterable[Message], changed: Collection[int]) -> None:
         """New messages at the end; ``changed``: seqs whose analysis changed (a latency, a finding)."""
+        added = False
         for message in messages:
             self.all_messages.append(message)
-            self._add_row(message)
+            if self.order is Order.SEQ:
+                self._add_row(message)
+            added = True
+        if self.order is not Order.SEQ and (added or changed):
+            self._rebuild(keep=self.current)  # a new row, or a latency, may belong anywhere
+            return
         self.rows_added()
         row_of = self._row_of
         self.refresh_rows(row_of[seq] for seq in changed if seq in row_of)
         if self.follow and self._shown:
             self.move_to(len(self._shown) - 1)
+        self._say_empty()
+
+    def reset(self) -> None:
+        """Forget every message (another session is shown); the filter, order and time display stay."""
+        self.all_messages = []
+        self.follow = True
+        self._rebuild(keep=None)
 
     def _add_row(self, message: Message) -> None:
         if self.filter is None or self.filter(message):
             self._row_of[message.seq] = len(self._shown)
             self._shown.append(message)
 
-    def set_filter(self, message_filter: Filter | None) -> None:
-        """Show only the messages ``message_filter`` passes (all of them for None)."""
-        self.filter = message_filter
+    def _rebuild(self, keep: Message | None) -> None:
+        """Filter and order every message again; the cursor stays on ``keep`` when it is still shown."""
         self._shown = []
         self._row_of = {}
         for message in self.all_messages:
             self._add_row(message)
-        self.set_rows(self._shown, cursor=len(self._shown) - 1 if self.follow else 0)
+        if self.order is not Order.SEQ:
+            self._shown.sort(key=latency_key if self.order is Order.LATENCY else size_key)
+            self._row_of = {m.seq: i for i, m in enumerate(self._shown)}
+        if keep is not None and keep.seq in self._row_of:
+            cursor = self._row_of[keep.seq]
+        else:
+            cursor = len(self._shown) - 1 if self.follow else 0
+        self._say_empty()
+        self.set_rows(self._shown, cursor=cursor)
+
+    def _say_empty(self) -> None:
+        self.empty = NONE_MATCH if self.filter is not None and self.all_messages else NO_MESSAGES
+
+    def set_filter(self, message_filter: Filter | None) -> None:
+        """Show only the messages ``message_filter`` passes (all of them for None)."""
+        self.filter = message_filter
+        self._rebuild(keep=None if self.follow else self.current)
         self.post_message(self.Changed(self))
+
+    def set_order(self, order: Order) -> None:
+        """Sort the rows (not following: the newest is not at the end), or back in seq order."""
+        self.order = order
+        if order is not Order.SEQ:
+            self.follow = False
+        self._rebuild(keep=self.current)
+        self.post_message(self.Changed(self))
+
+    def set_time_display(self, display: TimeDisplay) -> None:
+        self.time_display = display
+        self.set_columns(message_columns(display))
+        self.set_rows(self._shown, cursor=self.cursor)
 
     def set_follow(self, follow: bool) -> None:
         """Follow the newest message (the cursor goes there), or stay where the cursor is."""
+        if follow and self.order is not Order.SEQ:
+            self.set_order(Order.SEQ)  # following means the newest last
         self.follow = follow
         if follow and self._shown:
             self.move_to(len(self._shown) - 1)
@@ -100,19 +183,31 @@ class MessageList(RowList[Message]):
         self.post_message(self.Changed(self))
         return True
 
+    def nearest_shown(self, seq: int) -> int | None:
+        """The seq of the listed message nearest to ``seq`` (None: the list is empty)."""
+        if not self._shown:
+            return None
+        return min(self._shown, key=lambda m: (abs(m.seq - seq), m.seq)).seq
+
     def jump_to_pair(self) -> None:
         """From a request to its reply and back."""
         if self.current is not None:
             self.jump_to(pair_of(self.current))
 
+    def jump_to_row(self, index: int) -> None:
+        """Put the cursor on row ``index`` and stop following (a search hit)."""
+        self.follow = False
+        self.move_to(index, upward=True)
+        self.post_message(self.Changed(self))
+
     @on(RowList.Highlighted)
     def _moved(self, event: RowList.Highlighted) -> None:
-        """Moving up stops following; coming back to the end resumes it."""
+        """Moving up stops following; coming back to the end resumes it (in seq order)."""
         event.stop()
         if event.upward and self.follow:
             self.follow = False
             self.post_message(self.Changed(self))
         elif not event.upward and not self.follow and event.index == len(self._shown) - 1:
-            self.follow = True
+            self.follow = self.order is Order.SEQ  # sorted, the last row is not the newest
             self.post_message(self.Changed(self))
         self.post_message(self.Shown(self, self.current))

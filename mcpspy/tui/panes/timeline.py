@@ -1,7 +1,8 @@
 """The timeline pane: one bar per exchange, from request to reply, in sending order.
 
 Replies that overtake older requests show as bars that end before the bar above
-them does, and are marked, so out-of-order answers are visible at a glance.
+them does, and are marked, so out-of-order answers are visible at a glance. A
+legend line above the bars says what each colour means.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from mcpspy.analysis.model import Exchange, ExchangeState
@@ -25,6 +26,26 @@ STATE_STYLE = {
     ExchangeState.CANCELLED: "magenta",
     ExchangeState.UNANSWERED: "red",
 }
+
+
+STATE_WORDS = (
+    (ExchangeState.ANSWERED, "answered"),
+    (ExchangeState.ERROR, "error"),
+    (ExchangeState.PENDING, "pending"),
+    (ExchangeState.CANCELLED, "cancelled"),
+    (ExchangeState.UNANSWERED, "unanswered"),
+)
+
+
+def timeline_legend() -> Text:
+    """What each bar colour and the out-of-order mark mean, on one line."""
+    legend = Text()
+    for state, word in STATE_WORDS:
+        legend.append("█", style=STATE_STYLE[state])
+        legend.append(f" {word}  ")
+    legend.append("⇅", style="bold yellow")
+    legend.append(" overtook")
+    return legend
 
 
 def render_timeline(exchanges: list[Exchange], now: float, width: int) -> Text:
@@ -51,8 +72,13 @@ def render_timeline(exchanges: list[Exchange], now: float, width: int) -> Text:
     return out
 
 
-class TimelinePane(VerticalScroll):
-    """The newest exchanges as bars; drawn again when shown, on a tick while live, and on resize."""
+class TimelinePane(Vertical):
+    """The newest exchanges as bars under a legend; drawn when shown, on a tick while live, on resize."""
+
+    DEFAULT_CSS = """
+    TimelinePane > #timeline-legend { height: auto; color: $text-muted; }
+    TimelinePane > VerticalScroll { height: 1fr; }
+    """
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -60,7 +86,9 @@ class TimelinePane(VerticalScroll):
         self._now = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static()
+        yield Static(timeline_legend(), id="timeline-legend")
+        with VerticalScroll(can_focus=True):
+            yield Static(id="timeline-bars")
 
     def show(self, exchanges: list[Exchange], now: float) -> None:
         self._exchanges, self._now = exchanges, now
@@ -71,4 +99,4 @@ class TimelinePane(VerticalScroll):
 
     def _draw(self) -> None:
         width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
-        self.query_one(Static).update(render_timeline(self._exchanges, self._now, width))
+        self.query_one("#timeline-bars", Static).update(render_timeline(self._exchanges, self._now, width))

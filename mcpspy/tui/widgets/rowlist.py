@@ -3,14 +3,18 @@
 The rows live in a list the app owns (100,000 messages cost nothing here);
 ``render_line`` lays out the visible ones and keeps their Strips in a small
 LRU cache. A DataTable measures every cell of every row, which is what made
-big captures slow.
+big captures slow. A row is one line, unless its last column wraps
+(``Column.wrap``): then it takes the lines its text needs (row_lines.py), in
+its column when that is wide enough, else under the row at the list's width.
 
 Every cell is drawn as plain text (a Segment, never markup) through
 ``visible_line``: a method name from a capture cannot style, link or retitle.
+Matches of ``highlight`` (the search) are drawn reversed in every cell.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
@@ -27,10 +31,12 @@ from textual.strip import Strip
 
 from mcpspy.terminal import visible_line
 from mcpspy.tui.rows import Cell, CellsOf, Column
+from mcpspy.tui.widgets.row_lines import BELOW_INDENT, WRAP_BELOW, RowLines, wrap
 from mcpspy.tui.widgets.scrolling import set_virtual_size
 
 T = TypeVar("T")
 CACHE_ROWS = 1000
+MATCH_STYLE = Style(reverse=True, bold=True)
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
@@ -97,22 +103,43 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         self, columns: Sequence[Column], cells: CellsOf, *, id: str | None = None, empty: str = ""
     ) -> None:
         super().__init__(id=id)
-        self.columns = tuple(columns)
         self.cells = cells
         self.empty = empty  # said on the first row when there are no rows
         self.rows: Sequence[T] = []
         self.cursor = 0
-        self._cache: LRUCache[tuple[int, bool], Strip] = LRUCache(CACHE_ROWS)
+        self.highlight: re.Pattern[str] | None = None
+        self._cache: LRUCache[tuple[int, bool], list[Strip]] = LRUCache(CACHE_ROWS)
         self._widths: tuple[int, ...] = ()
         self._laid_out_for = -1  # the content width the widths and cached Strips are for
         self._styles: dict[str, Style] = {}  # resolving a component style walks the DOM: do it once
+        self._below = False  # the wrapping column is drawn under its row
+        self._lines: RowLines[int] = RowLines(self._height_of_row)
+        self.set_columns(columns)
+
+    def set_columns(self, columns: Sequence[Column]) -> None:
+        """Lay the rows out in ``columns`` from now on (the time column changes with its display)."""
+        self.columns = tuple(columns)
+        self.wraps = bool(self.columns) and self.columns[-1].wrap
+        self._laid_out_for = -1
+        self.refresh()
+
+    def set_highlight(self, pattern: re.Pattern[str] | None) -> None:
+        """Draw what ``pattern`` matches reversed in every cell (None: nothing)."""
+        self.highlight = pattern
+        self._cache.clear()
+        self.refresh()
 
     # --- the rows
+
+    def cells_of(self, index: int) -> tuple[Cell, ...]:
+        """The cells of row ``index`` (a subclass may look at the rows around it)."""
+        return self.cells(self.rows[index])
 
     def set_rows(self, rows: Sequence[T], cursor: int | None = None) -> None:
         """Show ``rows`` (kept by reference: append to it, then call ``rows_added``)."""
         self.rows = rows
         self._cache.clear()
+        self._lines.reset()
         self._grow()
         self.move_to(min(self.cursor, len(rows) - 1) if cursor is None else cursor, upward=False)
         self.refresh()
@@ -134,12 +161,41 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         for index in indices:
             self._cache.discard((index, True))
             self._cache.discard((index, False))
-            visible = visible or top <= index < bottom
+            visible = visible or top <= self.top_of(index) < bottom
         if visible:
             self.refresh()
 
     def _grow(self) -> None:
-        set_virtual_size(self, Size(self.size.width, len(self.rows) + 1))
+        set_virtual_size(self, Size(self.size.width, self.line_count + 1))
+
+    @property
+    def line_count(self) -> int:
+        """Screen lines the rows take (one a row unless a column wraps)."""
+        if not self.wraps:
+            return len(self.rows)
+        self.widths()
+        self._lines.extend(range(len(self.rows)))
+        return self._lines.total
+
+    def top_of(self, index: int) -> int:
+        """The first screen line of row ``index`` (under the column titles)."""
+        if not self.wraps or index >= len(self.rows):
+            return index
+        self.line_count  # noqa: B018 - counts the rows not counted yet
+        return self._lines.top(index)
+
+    def _row_at(self, line: int) -> tuple[int, int]:
+        if not self.wraps:
+            return line, 0
+        return self._lines.row_at(line)
+
+    def _height_of_row(self, index: int) -> int:
+        return len(self._wrapped(self.cells_of(index)[-1][0]))
+
+    def _wrapped(self, text: str) -> list[str]:
+        width = self._widths[-1] if not self._below else max(self._laid_out_for - BELOW_INDENT, 10)
+        lines = wrap(visible_line(text), max(width, 1))
+        return ["", *lines] if self._below else lines
 
     @property
     def current(self) -> T | None:
@@ -150,8 +206,8 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         return max(self.scrollable_content_region.height - 1, 1)
 
     def row_text(self, index: int) -> str:
-        """The row as it is drawn, as plain text (what a test reads)."""
-        return self._row_strip(index, False).text
+        """The row as it is drawn, as plain text, its lines joined by newlines (what a test reads)."""
+        return "\n".join(strip.text for strip in self._row_strips(index, False))
 
     # --- the cursor
 
@@ -161,13 +217,22 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         old, self.cursor = self.cursor, index
         for row in {old, index}:
             self.refresh_row(row)
-        top = round(self.scroll_y)
-        if index < top:
-            self.scroll_to(y=index, animate=False, force=True)
-        elif index >= top + self.page:
-            self.scroll_to(y=index - self.page + 1, animate=False, force=True)
         if self.rows:
+            first = self.top_of(index)
+            last = first + (self._lines.height_of(index) if self.wraps else 1) - 1
+            top = round(self.scroll_y)
+            if first < top:
+                self.scroll_to(y=first, animate=False, force=True)
+            elif last >= top + self.page:
+                self.scroll_to(y=min(first, last - self.page + 1), animate=False, force=True)
             self.post_message(self.Highlighted(self, index, upward))  # type: ignore[arg-type]
+
+    def _page_from(self, step: int) -> int:
+        """The row a page up (-1) or down (+1) from the cursor."""
+        if not self.wraps:
+            return self.cursor + step * self.page
+        line = max(0, min(self.top_of(self.cursor) + step * self.page, self.line_count - 1))
+        return self._row_at(line)[0]
 
     def action_cursor_down(self) -> None:
         self.move_to(self.cursor + 1)
@@ -176,10 +241,10 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         self.move_to(self.cursor - 1, upward=True)
 
     def action_page_down(self) -> None:
-        self.move_to(self.cursor + self.page)
+        self.move_to(self._page_from(1))
 
     def action_page_up(self) -> None:
-        self.move_to(self.cursor - self.page, upward=True)
+        self.move_to(self._page_from(-1), upward=True)
 
     def action_first(self) -> None:
         self.move_to(0, upward=True)
@@ -192,8 +257,9 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             self.post_message(self.Selected(self, self.cursor))  # type: ignore[arg-type]
 
     def on_click(self, event: events.Click) -> None:
-        index = round(self.scroll_y) + event.y - 1
-        if event.y >= 1 and 0 <= index < len(self.rows):
+        line = round(self.scroll_y) + event.y - 1
+        if event.y >= 1 and 0 <= line < self.line_count:
+            index = self._row_at(line)[0]
             if index == self.cursor:
                 self.action_select()
             else:
@@ -236,42 +302,89 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         if width != self._laid_out_for:  # resized, or the scrollbar came or went
             self._laid_out_for = width
             self._cache.clear()
+            self._lines.reset()
             room = width - (len(self.columns) - 1)
             fixed = sum(c.width for c in self.columns if not c.flexible)
-            self._widths = tuple(max(c.width, room - fixed) if c.flexible else c.width for c in self.columns)
+            flexible = max(room - fixed, 0)
+            self._below = self.wraps and flexible < WRAP_BELOW  # the wrapping column goes under the row
+            self._widths = tuple(max(c.width, flexible) if c.flexible else c.width for c in self.columns)
         return self._widths
 
-    def _segments(self, cells: Sequence[Cell], base: Style) -> list[Segment]:
+    def _cell_segments(self, text: str, width: int, right: bool, style: Style) -> list[Segment]:
+        shown = fit(visible_line(text), width, right)
+        pattern = self.highlight
+        if pattern is None:
+            return [Segment(shown, style)]
+        out: list[Segment] = []
+        at = 0
+        for match in pattern.finditer(shown):
+            if match.end() > match.start():
+                out += [
+                    Segment(shown[at : match.start()], style),
+                    Segment(match.group(), style + MATCH_STYLE),
+                ]
+                at = match.end()
+        out.append(Segment(shown[at:], style))
+        return out
+
+    def _segments(self, cells: Sequence[Cell], base: Style, widths: Sequence[int]) -> list[Segment]:
         segments: list[Segment] = []
-        columns = zip(self.columns, self.widths(), cells, strict=True)
-        for i, (column, width, (text, style)) in enumerate(columns):
+        for i, (column, width, (text, style)) in enumerate(zip(self.columns, widths, cells, strict=False)):
             if i:
                 segments.append(Segment(" ", base))
             cell_style = base + Style.parse(style) if style else base
-            segments.append(Segment(fit(visible_line(text), width, column.right), cell_style))
+            segments += self._cell_segments(text, width, column.right, cell_style)
         return segments
 
-    def _row_strip(self, index: int, under_cursor: bool) -> Strip:
+    def _row_strips(self, index: int, under_cursor: bool) -> list[Strip]:
         key = (index, under_cursor)
-        strip = self._cache.get(key)
-        if strip is None:
+        strips = self._cache.get(key)
+        if strips is None:
             base = self.style_of("rowlist--cursor" if under_cursor else "rowlist--even" if index % 2 else "")
-            strip = Strip(self._segments(self.cells(self.rows[index]), base))
-            self._cache[key] = strip
-        return strip
+            cells = self.cells_of(index)
+            widths = self.widths()
+            if not self.wraps:
+                strips = [Strip(self._segments(cells, base, widths))]
+            else:
+                strips = self._wrapped_strips(cells, base, widths)
+            self._cache[key] = strips
+        return strips
+
+    def _wrapped_strips(self, cells: Sequence[Cell], base: Style, widths: Sequence[int]) -> list[Strip]:
+        """A row whose last column wraps: in its column, or under the other cells when too narrow."""
+        text, style = cells[-1]
+        lines = self._wrapped(text)
+        cell_style = base + Style.parse(style) if style else base
+        if self._below:
+            first = Strip(self._segments(cells[:-1], base, widths))
+            indent = Segment(" " * BELOW_INDENT, base)
+            width = self._laid_out_for - BELOW_INDENT
+            below = [
+                Strip([indent, *self._cell_segments(line, width, False, cell_style)]) for line in lines[1:]
+            ]
+            return [first, *below]
+        first = Strip(self._segments([*cells[:-1], (lines[0], style)], base, widths))
+        lead = Segment(" " * (sum(widths[:-1]) + len(widths) - 1), base)
+        more = [
+            Strip([lead, *self._cell_segments(line, widths[-1], False, cell_style)]) for line in lines[1:]
+        ]
+        return [first, *more]
 
     def render_line(self, y: int) -> Strip:
-        self.widths()
+        widths = self.widths()
         width = self._laid_out_for
         if y == 0:
             header = self.style_of("rowlist--header")
             titles = [(c.title, "") for c in self.columns]
-            return Strip(self._segments(titles, header)).crop_extend(0, width, header)
-        index = round(self.scroll_y) + y - 1
-        if index >= len(self.rows):
-            if index == 0 and self.empty:
+            if self._below:
+                titles, widths = titles[:-1], widths[:-1]
+            return Strip(self._segments(titles, header, widths)).crop_extend(0, width, header)
+        line = round(self.scroll_y) + y - 1
+        if line >= self.line_count:
+            if line == 0 and self.empty:
                 return Strip([Segment(fit(self.empty, width), self.style_of() + Style(dim=True))])
             return Strip.blank(width, self.style_of())
+        index, part = self._row_at(line)
         under_cursor = index == self.cursor
         base = self.style_of("rowlist--cursor" if under_cursor else "")
-        return self._row_strip(index, under_cursor).crop_extend(0, width, base)
+        return self._row_strips(index, under_cursor)[part].crop_extend(0, width, base)

@@ -8,6 +8,7 @@ markup, and controls in it are shown as escapes (``mcpspy.terminal``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -53,6 +54,7 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         self._pieces: dict[int, list[Text]] = {}  # styled lines wrapped at word boundaries
         self._wrap_width = 0
         self._cache: LRUCache[int, Strip] = LRUCache(500)
+        self.highlight: re.Pattern[str] | None = None  # the search: its matches are drawn reversed
 
     def set_text(self, text: str, json: bool = False) -> None:
         """Show ``text`` line by line, every control in it (tabs too) shown as an escape."""
@@ -73,6 +75,26 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         self.scroll_to(0, 0, animate=False)
         self._rewrap()
         self.refresh()
+
+    def set_highlight(self, pattern: re.Pattern[str] | None) -> None:
+        """Draw what ``pattern`` matches reversed (None: nothing)."""
+        self.highlight = pattern
+        self._cache.clear()
+        self.refresh()
+
+    def first_match(self) -> int | None:
+        """The first screen line with a match of ``highlight`` in it (None: none, or no highlight)."""
+        if self.highlight is None:
+            return None
+        search = self.highlight.search
+        return next((y for y in range(len(self._wrapped)) if search(self.line_text(y))), None)
+
+    def scroll_to_match(self) -> None:
+        """Bring the first match into view, a few lines below the top, when it is not in view."""
+        line = self.first_match()
+        height = self.scrollable_content_region.height
+        if line is not None and not round(self.scroll_y) <= line < round(self.scroll_y) + height:
+            self.scroll_to(y=max(line - 2, 0), animate=False, force=True)
 
     @property
     def line_count(self) -> int:
@@ -132,6 +154,9 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
                 line = Text(line, no_wrap=True)
                 if self.json:
                     _JSON.highlight(line)
+            if self.highlight is not None and self.highlight.search(line.plain):
+                line = line.copy()
+                line.highlight_regex(self.highlight, style="reverse bold")
             strip = Strip(line.render(self.app.console)).apply_style(base)
             self._cache[index] = strip
         return strip.crop_extend(0, width, base)

@@ -1,0 +1,88 @@
+"""`e`: the filtered view, or one exchange, through the report formats, into a private file. No Textual.
+
+The capture is replayed whole, by the one replay policy, so an export has the
+findings every other view has; that analysis (made for this export alone) is
+then narrowed to the chosen messages: their findings and exchanges, every
+process event. ``build_summary`` and the report's renderers do the rest, so
+each format `mcpspy report --format` knows (text, json, markdown, html...)
+exports the same way. The file is created 0600, never through a symlink.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.capture.reader import read_capture
+from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, replay_records
+from mcpspy.report.command import FORMATS, renderer
+from mcpspy.report.summary import build_summary
+
+EXTENSIONS = {"text": "txt", "markdown": "md", "otlp": "json", "junit": "xml"}
+FILE_MODE = 0o600
+
+
+def formats() -> list[str]:
+    """The report's formats, as `mcpspy report --format` lists them."""
+    return list(FORMATS)
+
+
+def extension(fmt: str) -> str:
+    return EXTENSIONS.get(fmt, fmt)
+
+
+def default_path(capture: Path, scope: str, fmt: str, directory: Path) -> Path:
+    """``<capture name>-<scope>.<ext>`` in ``directory``, numbered past any file already there."""
+    stem = f"{capture.stem}-{scope}"
+    candidate = directory / f"{stem}.{extension(fmt)}"
+    number = 2
+    while os.path.lexists(candidate):
+        candidate = directory / f"{stem}-{number}.{extension(fmt)}"
+        number += 1
+    return candidate
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    fmt: str
+    scope: str  # "view" or "exchange"
+    dest: Path
+    overwrite: bool = False
+
+
+def narrow(analyzer: Analyzer, keep: Collection[int]) -> None:
+    """Leave in ``analyzer`` (replayed for this export alone) only the messages ``keep`` names."""
+    analyzer.messages[:] = [m for m in analyzer.messages if m.seq in keep]
+    analyzer.findings[:] = [f for f in analyzer.findings if f.seq in keep]
+    analyzer.exchanges[:] = [
+        x
+        for x in analyzer.exchanges
+        if x.request_seq in keep or (x.reply_seq is not None and x.reply_seq in keep)
+    ]
+
+
+def render_export(
+    capture_path: Path,
+    fmt: str,
+    keep: Collection[int] | None,
+    concluded: bool,
+    slow_after: float = DEFAULT_SLOW_AFTER,
+) -> str:
+    """The report of ``capture_path`` in ``fmt``, about the messages ``keep`` names (None: all of them)."""
+    capture = read_capture(capture_path)
+    analyzer = replay_records(capture.records, slow_after, conclude=concluded).analyzer
+    if keep is not None:
+        narrow(analyzer, keep)
+    return renderer(fmt)(build_summary(capture, capture_path, analyzer))
+
+
+def write_private(dest: Path, text: str, overwrite: bool) -> None:
+    """Write ``text`` to ``dest``, created 0600; never through a symlink; an existing file only if asked."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_TRUNC if overwrite else os.O_EXCL
+    fd = os.open(dest, flags, FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
