@@ -91,23 +91,26 @@ def run(config: ProxyConfig) -> int:
         return EXIT_REFUSED
     become_subreaper()
     watchdog = Watchdog()
+    swept = False
     try:
         status = trio.run(Proxy(config, session.recording, stderr, watchdog).serve)
-        _sweep(stderr, watchdog)
+        swept = _sweep(stderr, watchdog)
         session.recording.event(Event.PROXY_STOPPED, code=status)
         return status
     finally:
-        _sweep(stderr, watchdog)
+        if not swept:  # torn down by an exception: still leave nothing behind
+            _sweep(stderr, watchdog)
         watchdog.release()
         session.finish()
         stderr.close()
 
 
-def _sweep(stderr: SharedStderr, watchdog: Watchdog) -> None:
-    """Stop every process the server left behind (re-parented to us, the subreaper)."""
+def _sweep(stderr: SharedStderr, watchdog: Watchdog) -> bool:
+    """Stop every process the server left behind (re-parented to us, the subreaper); True."""
     exclude = frozenset() if watchdog.pid is None else frozenset({watchdog.pid})
     if count := sweep(exclude):
         stderr.say(f"stopped {count} process(es) the server left running")
+    return True
 
 
 class Proxy:
