@@ -25,6 +25,7 @@ it. A pump waits on the disk only while it is the writer.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +35,8 @@ from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
 BACKLOG = 256  # records due past which a hand-in waits for the writer to take them
-FINISH_WAIT = 5.0  # at the end, how long to wait for a thread still writing
+FINISH_WAIT = 5.0  # at the end, how long the log and the export get to catch up
+FINISH_STALL = 10.0  # at the end, how long a writer may make no progress before it is given up on
 FINISH_POLL = 0.001
 
 Observer = Callable[[Sequence[Recorded]], None]
@@ -51,6 +53,7 @@ class Recording:
         self._lock = threading.Lock()  # the recorder, and who writes
         self._recorder = Recorder()
         self._writing = False  # a thread is the writer (see the module's docstring)
+        self._writer = 0  # which thread, while one is (``finish`` watches its progress)
         self._room = threading.Condition(self._lock)  # where a hand-in past the backlog waits
         self._observers: list[Observer] = []
 
@@ -90,12 +93,18 @@ class Recording:
 
         This thread becomes the last writer and never hands the role back, so
         a pump still running (one blocked on a client that never closes
-        stdin) writes nothing after the close. A writer stuck on the disk past
-        ``FINISH_WAIT`` keeps the role: then the capture is left to the
-        process's exit, unfinished, rather than written by two threads.
+        stdin) writes nothing after the close. It waits for a thread still
+        writing for as long as that writer makes progress (CPU time on its
+        thread, or bytes added to the capture): a server's 512 MiB last line
+        takes seconds to encode and write, and cutting it off would leave the
+        end records out or inside it. Only a writer that made no progress for
+        ``FINISH_STALL`` seconds (a disk that hangs) is given up on: then the
+        capture is left to the process's exit, without end records (so a
+        reader sees it unfinished) rather than written by two threads.
         """
         _, t = self.stamp()
-        deadline = time.monotonic() + FINISH_WAIT
+        last: tuple[int, int] | None = None
+        stalled_since = time.monotonic()
         while True:
             with self._lock:
                 if not self._writing:
@@ -103,7 +112,12 @@ class Recording:
                     self._recorder.finish(t)
                     due = self._recorder.take_due()
                     break
-            if time.monotonic() > deadline:
+                writer = self._writer
+            progress = self._progress(writer)
+            now = time.monotonic()
+            if progress != last:
+                last, stalled_since = progress, now
+            elif now - stalled_since > FINISH_STALL:
                 return
             time.sleep(FINISH_POLL)  # once a session: a condition would cost every writer a notify
         try:
@@ -113,6 +127,18 @@ class Recording:
         finally:
             self.capture.close()
 
+    def _progress(self, writer: int) -> tuple[int, int]:
+        """The writer thread's CPU time (ns) and the capture's size: what a working writer moves."""
+        try:
+            cpu = time.clock_gettime_ns(time.pthread_getcpuclockid(writer))
+        except (OSError, AttributeError, OverflowError):
+            cpu = -1  # no per-thread clock here (or the thread is gone): the size alone tells
+        try:
+            size = os.stat(self.capture.path).st_size
+        except OSError:
+            size = -1
+        return cpu, size
+
     def _claim_due(self) -> list[Recorded]:
         """Under the lock, after a hand-in: the writer rule. What this thread is to write, if anything."""
         while self._writing:
@@ -120,7 +146,9 @@ class Recording:
                 return []  # the writer takes these next
             self._room.wait()
         due = self._recorder.take_due()
-        self._writing = bool(due)
+        if due:
+            self._writing = True
+            self._writer = threading.get_ident()
         return due
 
     def _write(self, due: list[Recorded]) -> None:

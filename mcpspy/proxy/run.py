@@ -35,6 +35,19 @@ server should exit once its stdin closes; ``exit_grace`` seconds later it is
 sent SIGTERM, then SIGKILL ``KILL_AFTER`` seconds after that; a signal passed
 on gets ``exit_grace + KILL_AFTER``. After it exits, its children may hold
 its pipes open for ``DRAIN_AFTER_EXIT`` seconds; then they are killed.
+
+No process outlives mcpspy (``reaper.py``): mcpspy is a child subreaper, so
+once the server has exited (or mcpspy is told to stop) every process left
+behind, in the server's group or ``setsid``, is re-parented to mcpspy, and
+the sweep terminates, then kills and reaps it. If mcpspy is SIGKILLed, the
+watchdog kills the server's group and whatever still descends from the
+server. The one case not covered: a SIGKILL of mcpspy (or of mcpspy and the
+watchdog together, which has its own session for that reason) when a
+descendant has left the server's group (``setsid``/``setpgid``) *and* its
+parent chain to the server is already broken (an orphan re-parented to
+mcpspy): on mcpspy's death the kernel hands it to init, where nothing links
+it to this session any more. Off Linux there is neither subreaper nor
+/proc: only the server's group is signalled.
 """
 
 from __future__ import annotations
@@ -51,6 +64,7 @@ from mcpspy.capture.records import Event, Stream
 from mcpspy.proxy.fdio import ensure_std_fds, writer_to
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.pump import Pump
+from mcpspy.proxy.reaper import Watchdog, become_subreaper, sweep
 from mcpspy.proxy.recording import Recording
 from mcpspy.proxy.session import ProxyConfig, Session
 from mcpspy.proxy.stderr import SharedStderr
@@ -75,22 +89,44 @@ def run(config: ProxyConfig) -> int:
         stderr.warn(f"mcpspy: {exc}")
         stderr.close()
         return EXIT_REFUSED
+    become_subreaper()
+    watchdog = Watchdog()
+    swept = False
     try:
-        status = trio.run(Proxy(config, session.recording, stderr).serve)
+        status = trio.run(Proxy(config, session.recording, stderr, watchdog).serve)
+        swept = _sweep(stderr, watchdog)
         session.recording.event(Event.PROXY_STOPPED, code=status)
         return status
     finally:
+        if not swept:  # torn down by an exception: still leave nothing behind
+            _sweep(stderr, watchdog)
+        watchdog.release()
         session.finish()
         stderr.close()
+
+
+def _sweep(stderr: SharedStderr, watchdog: Watchdog) -> bool:
+    """Stop every process the server left behind (re-parented to us, the subreaper); True."""
+    exclude = frozenset() if watchdog.pid is None else frozenset({watchdog.pid})
+    if count := sweep(exclude):
+        stderr.say(f"stopped {count} process(es) the server left running")
+    return True
 
 
 class Proxy:
     """The trio side of one run: the server process, the pumps' tasks, signals and timers."""
 
-    def __init__(self, config: ProxyConfig, recording: Recording, stderr: SharedStderr) -> None:
+    def __init__(
+        self,
+        config: ProxyConfig,
+        recording: Recording,
+        stderr: SharedStderr,
+        watchdog: Watchdog | None = None,
+    ) -> None:
         self.config = config
         self.recording = recording
         self.stderr = stderr
+        self.watchdog = watchdog
 
     async def serve(self) -> int:
         """Start the server, proxy it until it has exited, and return mcpspy's exit status."""
@@ -112,6 +148,8 @@ class Proxy:
             finally:
                 for fd in (stdin_r, stdout_w, stderr_w):
                     os.close(fd)
+            if self.watchdog is not None:
+                self.watchdog.guard(proc.pid)
             self.recording.event(Event.SERVER_STARTED, pid=proc.pid)
             self.stderr.say(f"started {' '.join(self.config.command)} (pid {proc.pid})")
             # Each pump owns its fds and closes them at the end of its stream.

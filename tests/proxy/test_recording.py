@@ -255,8 +255,8 @@ def test_finish_waits_for_the_writer_then_writes_the_rest_and_nothing_after(
 
 
 def test_finish_leaves_a_stuck_writer_the_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past FINISH_WAIT, finish gives up rather than write beside it or close the file under it."""
-    monkeypatch.setattr(recording_module, "FINISH_WAIT", 0.1)
+    """A writer with no progress for FINISH_STALL is given up on, not written beside nor closed under."""
+    monkeypatch.setattr(recording_module, "FINISH_STALL", 0.1)
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     started, release = hold_first_write(recording, monkeypatch)
@@ -271,6 +271,36 @@ def test_finish_leaves_a_stuck_writer_the_capture(tmp_path: Path, monkeypatch: p
     release.set()
     writer.join(10)
     assert capture_lines(path) == [b"slow", b"queued"]  # still its to write, and the file still open
+
+
+def test_finish_waits_past_the_stall_bound_for_a_writer_making_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long encode (CPU on the writer's thread, nothing on disk yet) is progress: finish waits for it."""
+    monkeypatch.setattr(recording_module, "FINISH_STALL", 0.1)
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    started = threading.Event()
+    real_write = recording.capture.write_recorded
+
+    def write(recorded: Sequence[Recorded]) -> None:
+        if not started.is_set():
+            started.set()
+            until = time.monotonic() + 1.0
+            while time.monotonic() < until:  # busy, ten times the stall bound
+                pass
+        real_write(recorded)
+
+    monkeypatch.setattr(recording.capture, "write_recorded", write)
+    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"slow\n"))
+    writer.start()
+    assert started.wait(10)
+    recording.event(Event.PROXY_STOPPED, code=0)
+    recording.finish()
+    writer.join(10)
+    records = read_capture(path).records
+    assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
+    assert capture_lines(path) == [b"slow"]
 
 
 def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -> None:
