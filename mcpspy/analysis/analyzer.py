@@ -129,7 +129,7 @@ class Analyzer:
         else:
             carried = self._framing.line(message, parsed)
             if carried is not None:
-                self._protocol(*carried)
+                self._protocol(carried)
         return self._out.events
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
@@ -148,12 +148,12 @@ class Analyzer:
 
     # --- a JSON-RPC message, to the families by kind and direction
 
-    def _protocol(self, message: Message, parsed: Parsed) -> None:
+    def _protocol(self, message: Message) -> None:
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
             self._pair_only(message)
-        elif parsed.kind is REQUEST:
+        elif message.kind is REQUEST:
             self._request(message)
-        elif parsed.kind is NOTIFICATION:
+        elif message.kind is NOTIFICATION:
             self._notification(message)
         else:
             self._response(message)

@@ -204,12 +204,12 @@ class Framing:
         self._out = out
         self._groups: dict[Stream, Group | None] = {Stream.C2S: None, Stream.S2C: None}
 
-    def line(self, message: Message, parsed: Parsed) -> tuple[Message, Parsed] | None:
+    def line(self, message: Message, parsed: Parsed) -> Message | None:
         """List a line and raise what its reading found (framing and envelope faults, in order).
 
         Returns the JSON-RPC message the line completes, for the other families:
-        the line's own, or a pretty-printed one (held on its first line) that
-        this line ends; None for a stray line or a fragment.
+        the line itself, or the first line of a pretty-printed message that this
+        line ends (holding the whole message); None for a stray line or a fragment.
         """
         stream = message.stream
         group = self._groups[stream]
@@ -234,13 +234,15 @@ class Framing:
             return None
         if parsed.glued_prefix is not None:
             self._glued(message, parsed)
-        return message, parsed
+        return message
 
     def flush(self, stream: Stream) -> None:
         """The group never became JSON: each of its lines is plain stray text."""
         group, self._groups[stream] = self._groups[stream], None
-        for m in group.lines if group is not None else ():
-            rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
+        if group is None:
+            return
+        rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
+        for m in group.lines:
             self._out.find(rule, m.seq, stream, f"{preview(m.raw)} is not JSON")
 
     def _opens_group(self, message: Message) -> bool:
@@ -250,7 +252,7 @@ class Framing:
             return True
         return False
 
-    def _add_fragment(self, group: Group, message: Message, parsed: Parsed) -> tuple[Message, Parsed] | None:
+    def _add_fragment(self, group: Group, message: Message, parsed: Parsed) -> Message | None:
         self._out.message(message)
         joined = group.add(message, parsed)
         if joined is None:
@@ -273,7 +275,7 @@ class Framing:
         first.id, first.method = joined.id, joined.method
         if joined.glued_prefix is not None:
             self._glued(first, joined)
-        return first, joined
+        return first
 
     def _glued(self, message: Message, parsed: Parsed) -> None:
         prefix = parsed.glued_prefix or b""
