@@ -30,7 +30,18 @@ def check_huge_line(line: bytes) -> None:
 def test_a_server_that_writes_512_mib_and_exits_leaves_a_finished_capture(tmp_path: Path) -> None:
     capture = tmp_path / "c.jsonl"
     run = subprocess.run(
-        [*MCPSPY, "--capture", str(capture), "--", "sh", "-c", f"head -c {SIZE} /dev/zero; sleep 1"],
+        # stdin is at EOF from the start: the grace is long, so that a slow machine is not told to stop it
+        [
+            *MCPSPY,
+            "--capture",
+            str(capture),
+            "--exit-grace",
+            "200",
+            "--",
+            "sh",
+            "-c",
+            f"head -c {SIZE} /dev/zero; sleep 1",
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
