@@ -318,7 +318,7 @@ class InspectorApp(InspectorKeys):
         """Highlight ``search`` in the list and the detail (None: no search)."""
         self.search = search
         pattern = search.pattern if search is not None else None
-        self.message_list.set_highlight(pattern)
+        self.message_list.set_search(search)
         detail = self.query_one(DetailPane)
         detail.set_highlight(pattern)
         detail.scroll_to_match()
