@@ -25,6 +25,9 @@ SHOTS = [
     ("plain-80x24", "clean-modern", ["g"], (80, 24)),
     ("timeline-80x24", "lesson-out-of-order", ["5"], (80, 24)),
     ("whole-message", "lesson-ready-glued", ["G", "v"], (100, 24)),
+    ("findings-120x35", "meta-not-rejected", ["2"], (120, 35)),
+    ("follow-exchange", "lesson-cancelled", ["g", "x"], (100, 30)),
+    ("search", "clean-progress", ["g", "ctrl+f", *"export", "enter", "n"], (120, 30)),
 ]
 
 
@@ -39,6 +42,8 @@ async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int],
         for key in keys:
             await pilot.press(key)
         await pilot.pause(0.2)
+        app.clear_notifications()
+        await pilot.pause(0.1)
         return Path(app.save_screenshot(filename=f"{name}.svg", path=str(out)))
 
 

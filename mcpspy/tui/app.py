@@ -268,8 +268,12 @@ class InspectorApp(InspectorKeys):
             self.live = False  # nothing more will come: ages stop ticking
         if analysis_caught_up and messages.filter is not None:
             messages.set_filter(messages.filter)  # the list was filtered before the analysis had its say
-        if self.search is not None and batch.messages:
-            self.search_count += sum(1 for m in batch.messages if self.search(m))
+            self.count_search()
+        elif self.search is not None and batch.messages:
+            shown = messages.filter
+            self.search_count += sum(
+                1 for m in batch.messages if (shown is None or shown(m)) and self.search(m)
+            )
         self.refresh_header()
         self.refresh_side()
 
@@ -318,7 +322,7 @@ class InspectorApp(InspectorKeys):
         """Highlight ``search`` in the list and the detail (None: no search)."""
         self.search = search
         pattern = search.pattern if search is not None else None
-        self.message_list.set_highlight(pattern)
+        self.message_list.set_search(search)
         detail = self.query_one(DetailPane)
         detail.set_highlight(pattern)
         detail.scroll_to_match()

@@ -41,6 +41,21 @@ def exchange_title(exchange: Exchange | None, parts: Sequence[Part]) -> str:
     return visible_line(f"{said}  {len(parts)} messages")
 
 
+def summary_lines(parts: Sequence[Part], since: float) -> list[str | Text]:
+    """One line a part, in order: the exchange at a glance, before each part in full."""
+    lines: list[str | Text] = []
+    for part in parts:
+        m = part.message
+        line = Text(f"{part.role:<12}", style=ROLE_STYLE.get(part.role, "bold yellow"))
+        line.append(f"seq {m.seq:<6} {'+' + duration_text(m.t - since):>10}  ")
+        line.append(DIRECTION[m.stream], style=DIRECTION_STYLE[m.stream])
+        if m.findings:
+            worst = max(m.findings, key=lambda f: f.severity)
+            line.append(visible_line(f"  {worst.id}"), style="dim")
+        lines.append(line)
+    return [*lines, ""]
+
+
 def part_lines(part: Part, since: float) -> list[str | Text]:
     m = part.message
     heading = Text(f"── {part.role} ", style=ROLE_STYLE.get(part.role, "bold yellow"))
@@ -80,7 +95,8 @@ class FollowExchange(Screen[None]):
 
     def on_mount(self) -> None:
         since = self.parts[0].message.t
-        lines = [line for part in self.parts for line in part_lines(part, since)]
+        lines = summary_lines(self.parts, since)
+        lines += [line for part in self.parts for line in part_lines(part, since)]
         view = self.query_one(TextView)
         view.set_lines(lines, json=True)
         view.focus()

@@ -58,10 +58,18 @@ async def test_search_highlights_and_n_moves_between_matches(tmp_path: Path) -> 
         assert table.current.seq == 9
         await pilot.press("ctrl+f", "ctrl+a", "ctrl+k", *"tools/call", "enter")
         await pilot.pause(0.1)
-        row = table.render_line(1)
-        assert [s.text for s in row if s.style is not None and s.style.reverse and s.style.bold] == [
-            "tools/call"
-        ]
+
+        def marked(y: int) -> list[str]:
+            return [
+                s.text.strip() for s in table.render_line(y) if s.style and s.style.reverse and s.style.bold
+            ]
+
+        assert marked(1) == ["0.001", "tools/call"]  # the row is marked, the text highlighted
+        assert marked(2) == ["0.002", "tools/call"]  # a reply has its request's method, as the filter sees
+        await pilot.press("ctrl+f", "ctrl+a", "ctrl+k", *"needle", "enter")
+        await pilot.pause(0.1)
+        top = round(table.scroll_y)
+        assert marked(5 - top) == ["0.005"] and marked(4 - top) == []  # the match is out of sight
         await pilot.press("escape")  # no bar open: escape clears the search
         assert app.search is None and "search:" not in header_of(app)
 

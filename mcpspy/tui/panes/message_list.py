@@ -20,6 +20,7 @@ from mcpspy.analysis.model import Message
 from mcpspy.filters import Filter
 from mcpspy.tui.panes.detail import pair_of
 from mcpspy.tui.rows import Cell, message_cells
+from mcpspy.tui.search import Search
 from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
 from mcpspy.tui.widgets.rowlist import RowList
 
@@ -86,17 +87,27 @@ class MessageList(RowList[Message]):
         self.order = Order.SEQ
         self.time_display = TimeDisplay.RELATIVE
         self.started_epoch: float | None = None  # the session's start, for the wall-clock time
+        self.search: Search | None = None
         self._shown: list[Message] = []  # the rows: the messages that pass the filter
         self._row_of: dict[int, int] = {}  # seq -> row index
         self.rows = self._shown
 
     def cells_of(self, index: int) -> tuple[Cell, ...]:
+        """A message's row; its time cell reversed when it has the searched text (maybe not in sight)."""
         message = self._shown[index]
         cells = message_cells(message)
-        if self.time_display is TimeDisplay.RELATIVE:
-            return cells
-        above = self._shown[index - 1] if index > 0 else None
-        return ((time_text(self.time_display, message, above, self.started_epoch), cells[0][1]), *cells[1:])
+        time, style = cells[0]
+        if self.time_display is not TimeDisplay.RELATIVE:
+            above = self._shown[index - 1] if index > 0 else None
+            time = time_text(self.time_display, message, above, self.started_epoch)
+        if self.search is not None and self.search(message):
+            style = "reverse bold"
+        return ((time, style), *cells[1:])
+
+    def set_search(self, search: Search | None) -> None:
+        """Mark the rows that have ``search``'s text, and highlight it where a cell shows it."""
+        self.search = search
+        self.set_highlight(search.pattern if search is not None else None)
 
     def add(self, messages: Iterable[Message], changed: Collection[int]) -> None:
         """New messages at the end; ``changed``: seqs whose analysis changed (a latency, a finding)."""
