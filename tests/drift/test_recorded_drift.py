@@ -2,43 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MCPSPY, REPO
+from tests.clients.sdk_recording import PY_SERVER, record_sdk_session
+from tests.conftest import MCPSPY
 
 pytestmark = pytest.mark.clients
-
-CLIENTS = REPO / "tests" / "clients"
-PY_SERVER = CLIENTS / "servers" / "py_server.py"
-
-
-def record(tmp_path: Path, server: Path, name: str) -> Path:
-    capture = tmp_path / f"{name}.jsonl"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(CLIENTS / "py_client.py"),
-            "add",
-            json.dumps({"a": 2, "b": 3}),
-            "--",
-            *MCPSPY,
-            "--capture",
-            str(capture),
-            "--",
-            sys.executable,
-            str(server),
-        ],
-        capture_output=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    return capture
 
 
 def test_diff_of_two_recordings_names_the_changed_tool(tmp_path: Path) -> None:
@@ -47,8 +19,8 @@ def test_diff_of_two_recordings_names_the_changed_tool(tmp_path: Path) -> None:
     changed = changed.replace('"""Add two numbers."""', '"""Add two or three numbers."""')
     assert changed.count("c: int = 0") == 1 and "three" in changed
     (tmp_path / "changed.py").write_text(changed)
-    before = record(tmp_path, PY_SERVER, "before")
-    after = record(tmp_path, tmp_path / "changed.py", "after")
+    before = record_sdk_session(tmp_path, PY_SERVER, "before")
+    after = record_sdk_session(tmp_path, tmp_path / "changed.py", "after")
 
     done = subprocess.run(
         [*MCPSPY, "diff", str(before), str(after)], capture_output=True, text=True, timeout=60
@@ -58,7 +30,7 @@ def test_diff_of_two_recordings_names_the_changed_tool(tmp_path: Path) -> None:
     assert "  ~ add: inputSchema $.properties.c: loosened, new optional property" in done.stdout
 
     same = subprocess.run(
-        [*MCPSPY, "diff", str(before), str(record(tmp_path, PY_SERVER, "again"))],
+        [*MCPSPY, "diff", str(before), str(record_sdk_session(tmp_path, PY_SERVER, "again"))],
         capture_output=True,
         text=True,
         timeout=60,

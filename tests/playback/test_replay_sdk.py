@@ -2,43 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MCPSPY, REPO
+from tests.clients.sdk_recording import PY_SERVER, record_sdk_session
+from tests.conftest import MCPSPY
 
 pytestmark = pytest.mark.clients
-
-CLIENTS = REPO / "tests" / "clients"
-PY_CLIENT = [sys.executable, str(CLIENTS / "py_client.py")]
-PY_SERVER = CLIENTS / "servers" / "py_server.py"
-
-
-def record(tmp_path: Path) -> Path:
-    capture = tmp_path / "recorded.jsonl"
-    done = subprocess.run(
-        [
-            *PY_CLIENT,
-            "add",
-            json.dumps({"a": 2, "b": 3}),
-            "--",
-            *MCPSPY,
-            "--capture",
-            str(capture),
-            "--",
-            sys.executable,
-            str(PY_SERVER),
-        ],
-        capture_output=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    return capture
 
 
 def changed_server(tmp_path: Path) -> Path:
@@ -56,7 +29,7 @@ def changed_server(tmp_path: Path) -> Path:
 def test_replay_against_the_same_sdk_server_is_the_same_and_against_a_changed_copy_names_what_changed(
     tmp_path: Path,
 ) -> None:
-    capture = record(tmp_path)
+    capture = record_sdk_session(tmp_path)
     home = ["--home", str(tmp_path / "home")]
     same = subprocess.run(
         [*MCPSPY, "replay", str(capture), *home, "--", sys.executable, str(PY_SERVER)],
