@@ -367,6 +367,17 @@ RULES_TABLE: list[Rule] = [
          "The server exited with requests in flight: their replies are lost.",
          f"{STDIO} \u00a7Shutdown, \u00a7Unexpected Termination",
          bad="exit while a tools/call is pending", good="answer, then exit"),
+    # tool schemas (rules/tool_schemas.py)
+    # ~~
+    # ~~
+    # MRTR, subscriptions, deprecations, caching, resultType (the DIGEST rules)
+    # ~~
+    # ~~
+    # silent killers of the exchange: progress tokens, unanswered server requests, failed to connect,
+    # rejected versions, request methods sent as notifications, replies lost to a glued prefix
+    # ~~
+    # ~~
+    # capture integrity: gaps and torn lines
 ]
 # fmt: on
 

@@ -62,6 +62,7 @@ class Rule:
     source: str  # where the spec says so
     bad: str = ""  # an example that breaks the rule
     good: str = ""  # the same, done right
+    fix: str = ""  # one sentence: what to change so the rule holds
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,3 +86,13 @@ class RuleId(enum.StrEnum):
     # rules/lifecycle.py
     LIFECYCLE_NO_EXIT_ON_EOF = "lifecycle.no-exit-on-eof"
     LIFECYCLE_CRASH_IN_FLIGHT = "lifecycle.crash-in-flight"
+    # rules/tool_schemas.py: tool definitions a client rejects (issue 17)
+    # ~~
+    # ~~
+    # rules/mrtr.py, subscriptions.py, deprecations.py, caching.py: the DIGEST rules (issue 17)
+    # ~~
+    # ~~
+    # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)
+    # ~~
+    # ~~
+    # capture integrity: gaps and torn lines (issue 15)

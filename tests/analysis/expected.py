@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from tests.analysis.scenarios_capture import CAPTURE_EXPECTED
+from tests.analysis.scenarios_digest import DIGEST_EXPECTED
+from tests.analysis.scenarios_exchange import EXCHANGE_EXPECTED
+from tests.analysis.scenarios_tool_schemas import TOOL_SCHEMAS_EXPECTED
+
 EXPECTED: dict[str, list[tuple[str, int]]] = {
     "lesson-discover": [],
     "lesson-notification-typed": [],
@@ -87,4 +92,8 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     "schema-content-block": [("schema.result-shape", 5), ("schema.result-shape", 7)],
     "schema-initialize-result": [("schema.result-shape", 2)],
     "schema-discover-result": [("schema.result-shape", 2)],
+    **TOOL_SCHEMAS_EXPECTED,
+    **DIGEST_EXPECTED,
+    **EXCHANGE_EXPECTED,
+    **CAPTURE_EXPECTED,
 }

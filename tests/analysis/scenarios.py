@@ -11,7 +11,11 @@ import sys
 
 import orjson
 
+from tests.analysis.scenarios_capture import CAPTURE_SCENARIOS
+from tests.analysis.scenarios_digest import DIGEST_SCENARIOS
+from tests.analysis.scenarios_exchange import EXCHANGE_SCENARIOS
 from tests.analysis.scenarios_lines import LINE_SCENARIOS
+from tests.analysis.scenarios_tool_schemas import TOOL_SCHEMAS_SCENARIOS
 from tests.analysis.steps import (
     CALL_RESULT,
     DISCOVER_RESULT,
@@ -45,6 +49,10 @@ from tests.analysis.steps import (
 
 SCENARIOS: dict[str, list[Step]] = {
     **LINE_SCENARIOS,
+    **TOOL_SCHEMAS_SCENARIOS,
+    **DIGEST_SCENARIOS,
+    **EXCHANGE_SCENARIOS,
+    **CAPTURE_SCENARIOS,
     # --- the seed lesson
     "lesson-discover": [*discover(), ev("stdin-closed"), ev("server-exited", code=0)],
     "lesson-notification-typed": [
