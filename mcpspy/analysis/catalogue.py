@@ -366,7 +366,8 @@ RULES_TABLE: list[Rule] = [
     Rule(RuleId.LIFECYCLE_CRASH_IN_FLIGHT, E,
          "The server exited with requests in flight: their replies are lost.",
          f"{STDIO} \u00a7Shutdown, \u00a7Unexpected Termination",
-         bad="exit while a tools/call is pending", good="answer, then exit"),
+         bad="exit while a tools/call is pending", good="answer, then exit",
+         fix="Answer (or fail) every request in flight before exiting, and exit only when stdin closes."),
     # tool schemas (rules/tool_schemas.py)
     # ~~
     # ~~
