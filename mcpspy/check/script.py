@@ -183,6 +183,21 @@ class Script:
         verdict.problems.append(Problem(E, f"{what} got no reply in {waited:g}s{gone}", sent.evidence))
         verdict.message = f"no reply to {what}"
 
+    def judge_rejection(self, verdict: Verdict, sent: Sent, what: str, code: int, name: str) -> bool:
+        """The verdict on a request that must be rejected with error `code`: True when it was."""
+        if sent.reply is None:
+            self.no_reply(verdict, sent, what)
+            return False
+        if sent.error is None:
+            verdict.message = f"{what} was answered instead of rejected with {code}"
+        elif sent.code != code:
+            verdict.message = f"{what} got error {shown(sent.code)}, not {code} ({name})"
+        else:
+            verdict.message = f"{what} was rejected with {code}"
+            return True
+        verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
+        return False
+
     # --- probes both eras run
 
     def unanswered_notification(self, check_id: str, line: bytes, what: str) -> None:
@@ -316,15 +331,4 @@ class Script:
     def unknown_method(self, params: dict[str, Any] | None) -> None:
         with self.step("method.unknown") as verdict:
             sent = self.request(UNKNOWN_METHOD, params)
-            if sent.reply is None:
-                self.no_reply(verdict, sent, UNKNOWN_METHOD)
-            elif sent.code == -32601:
-                verdict.message = f"{UNKNOWN_METHOD} got -32601"
-            elif sent.error is not None:
-                verdict.message = (
-                    f"{UNKNOWN_METHOD} got error {shown(sent.code)}, not -32601 (Method not found)"
-                )
-                verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
-            else:
-                verdict.message = f"{UNKNOWN_METHOD} got a result; an unknown method gets -32601"
-                verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
+            self.judge_rejection(verdict, sent, UNKNOWN_METHOD, -32601, "Method not found")

@@ -158,37 +158,16 @@ class ModernScript(Script):
     def _must_reject(self, check_id: str, params: dict[str, Any], what: str, code: int) -> None:
         with self.step(check_id) as verdict:
             sent = self.request("server/discover", params)
-            if sent.reply is None:
-                self.no_reply(verdict, sent, what)
-            elif sent.code == code:
-                verdict.message = f"{what} was rejected with {code}"
-            elif sent.error is not None:
-                verdict.message = (
-                    f"{what} was rejected with {shown(sent.code)}; the spec names {code} (Invalid params)"
-                )
-                verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
-            else:
-                verdict.message = f"{what} was answered instead of rejected with {code}"
-                verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
+            self.judge_rejection(verdict, sent, what, code, "Invalid params")
 
     def unsupported_version(self) -> None:
         with self.step("version.unsupported") as verdict:
             sent = self.request("server/discover", {"_meta": meta(**{KEY_VERSION: UNSUPPORTED})})
             what = f"a request in version {UNSUPPORTED}"
-            if sent.reply is None:
-                self.no_reply(verdict, sent, what)
+            if not self.judge_rejection(verdict, sent, what, -32022, "UnsupportedProtocolVersion"):
                 return
+            assert sent.error is not None and sent.reply is not None
             evidence = sent.reply.evidence
-            if sent.error is None:
-                verdict.message = f"{what} was answered instead of rejected with -32022"
-                verdict.problems.append(Problem(E, verdict.message, evidence))
-                return
-            if sent.code != -32022:
-                verdict.message = (
-                    f"{what} got error {shown(sent.code)}, not -32022 (UnsupportedProtocolVersion)"
-                )
-                verdict.problems.append(Problem(E, verdict.message, evidence))
-                return
             data = sent.error.get("data")
             data = data if isinstance(data, dict) else {}
             supported, requested = data.get("supported"), data.get("requested")
