@@ -19,7 +19,6 @@ from mcpspy.capture.sessions import SessionInfo
 from mcpspy.replay_policy import analyze_capture
 from mcpspy.stats.cache import CaptureCache
 from mcpspy.terminal import visible_line
-from mcpspy.tui.rows import MARK
 
 COMMAND_WIDTH = 48
 
@@ -79,7 +78,7 @@ def counts_text(s: SessionCounts) -> str:
     if s.messages is None:
         return f"{'…':>6} msgs  {'':10}"
     by = s.findings
-    marks = " ".join(f"{MARK[sev]}{by[sev]:>2}" for sev in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    marks = " ".join(f"{sev.mark}{by[sev]:>2}" for sev in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     return f"{s.messages:>6} msgs  {marks}"
 
 

@@ -25,6 +25,14 @@ class Severity(enum.IntEnum):
     def label(self) -> str:
         return self.name.lower()
 
+    @property
+    def mark(self) -> str:
+        """One character for a column of counts or a row: the same in every view."""
+        return _SEVERITY_MARKS[self]
+
+
+_SEVERITY_MARKS = {Severity.ERROR: "\u2716", Severity.WARNING: "\u25b2", Severity.INFO: "\u00b7"}
+
 
 class Kind(enum.Enum):
     """What one line is."""

@@ -18,7 +18,7 @@ from mcpspy.terminal import visible_bytes
 
 DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
 DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
-MARK = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "·"}
+MARK = {severity: severity.mark for severity in Severity}
 MARK_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "blue"}
 DETAIL_LIMIT = 64 * 1024  # larger payloads are shown truncated in the detail pane, whole with `v`
 

@@ -56,6 +56,8 @@ def settled_then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     async def run_before(pilot: Pilot[None]) -> None:
         await settle(pilot)
         await pilot.press(*keys)
+        for box in pilot.app.screen.query(Input):  # a screen the keys opened has boxes of its own
+            box.cursor_blink = False
         await pilot.pause(0.1)
         pilot.app.clear_notifications()  # a toast ("time: clock") is news, not the look
         await pilot.pause(0.05)
