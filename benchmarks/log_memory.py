@@ -11,6 +11,13 @@ and reads every answer back. Printed, never asserted:
 - ``exit_s``: first request written to the proxy's exit after stdin closed (the log drained);
 - ``vmhwm_mib``: the proxy's peak RSS (VmHWM from /proc, the last value seen before it exits);
 - the ratios of the `--log` run to the plain one.
+
+    .venv/bin/python benchmarks/log_memory.py --offline CAPTURE   # the --log sink alone, full vs lean
+
+feeds a capture's records to the `--log` sink (in batches of 64, as the proxy
+drains them) once with the full analysis and once with the lean one, each in a
+fresh process: CPU seconds (steadier than wall time on a shared machine) and
+peak RSS (ru_maxrss, which includes the records read up front).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -110,12 +118,46 @@ def one_run(requests: int, log: bool, scratch: Path) -> dict[str, Any]:
     }
 
 
+OFFLINE = """
+import resource, sys, time
+from mcpspy.capture.reader import read_capture
+from mcpspy.proxy.log import LogSink
+from mcpspy.replay_policy import Replay
+records = list(read_capture(sys.argv[1]).records)
+sink = LogSink(lambda data: None, print, show_stderr=True)
+sink.replay = Replay(retain=sys.argv[2] == "full")
+start = time.process_time()
+for i in range(0, len(records), 64):
+    sink(records[i : i + 64])
+cpu = time.process_time() - start
+print(len(records), round(cpu, 2), round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+"""
+
+
+def offline(capture: str) -> dict[str, Any]:
+    """The --log sink alone over ``capture``, full then lean, each in a fresh process."""
+    figures: dict[str, Any] = {}
+    for mode in ("full", "lean"):
+        command = [sys.executable, "-c", OFFLINE, capture, mode]
+        records, cpu, rss = subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+        figures[mode] = {"records": int(records), "cpu_s": float(cpu), "maxrss_mib": float(rss)}
+    figures["lean_over_full"] = {
+        "cpu_x": round(figures["lean"]["cpu_s"] / figures["full"]["cpu_s"], 2),
+        "maxrss_x": round(figures["lean"]["maxrss_mib"] / figures["full"]["maxrss_mib"], 2),
+    }
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--messages", type=int, default=1_000_000, help="requests + answers (default 1,000,000)"
     )
+    parser.add_argument("--offline", metavar="CAPTURE", help="only the --log sink over CAPTURE, full vs lean")
     args = parser.parse_args(argv)
+    if args.offline:
+        print(json.dumps(offline(args.offline), indent=2))
+        return 0
     requests = args.messages // 2
     with tempfile.TemporaryDirectory(prefix="mcpspy-logmem-") as tmp:
         scratch = Path(tmp)
