@@ -38,8 +38,9 @@ FREEZE_AFTER = 20_000  # records analysed in one go: worth keeping out of later 
 class Replay:
     """An Analyzer fed by the policy above; views read ``analyzer`` for its state."""
 
-    def __init__(self, slow_after: float = DEFAULT_SLOW_AFTER) -> None:
-        self.analyzer = Analyzer(slow_after=slow_after)
+    def __init__(self, slow_after: float = DEFAULT_SLOW_AFTER, retain: bool = True) -> None:
+        """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py)."""
+        self.analyzer = Analyzer(slow_after=slow_after, retain=retain)
         self.last_t = 0.0
         self.concluded = False
 

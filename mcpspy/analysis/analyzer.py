@@ -16,7 +16,16 @@ from typing import Any
 
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.message_fields import request_version
-from mcpspy.analysis.model import AnalysisEvent, Era, Exchange, Finding, Kind, LifecycleSeen, Message
+from mcpspy.analysis.model import (
+    AnalysisEvent,
+    Era,
+    Exchange,
+    Finding,
+    Kind,
+    LifecycleSeen,
+    Message,
+    Severity,
+)
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rules.capabilities import Capabilities
 from mcpspy.analysis.rules.envelope import Envelope
@@ -32,6 +41,7 @@ from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
+SWEEP_AT = 1024  # requests kept for their replies before the ones no longer pending are dropped
 
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
@@ -54,23 +64,42 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     return message, parsed
 
 
+RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
+
+
 class Analyzer:
-    def __init__(self, slow_after: float = 30.0) -> None:
+    """``retain=False`` is the lean mode of the proxy's ``--log``: no history, the same findings.
+
+    It keeps what pairing and the rules need (pending requests and their
+    messages, the last ``RECENT_EXCHANGES`` answered ones of each direction, the
+    progress tokens of those) and counts instead of lists: ``messages``,
+    ``findings``, ``exchanges`` and ``lifecycle`` stay empty, ``message_count``
+    and ``finding_counts`` say how many. The one difference: a reply (or a
+    progress notification, or a cancel) about a request answered more than
+    ``RECENT_EXCHANGES`` requests ago is judged as if that request were unknown.
+    """
+
+    def __init__(self, slow_after: float = 30.0, retain: bool = True) -> None:
         self.slow_after = slow_after
+        self.retain = retain
+        recent = None if retain else RECENT_EXCHANGES
         self.exchanges: list[Exchange] = []
-        self._out = out = Reporter()
+        self._out = out = Reporter(retain)
         self._framing = Framing(out)
         self._envelope = Envelope(out)
-        self._pairing = Pairing(out)
+        self._pairing = Pairing(out, recent)
         self._era = EraTracker(out)
         self._modern = ModernRules(out, self._era)
         self._capabilities = Capabilities(out, self._era)
-        self._progress = Progress(out)
+        self._progress = Progress(out, recent, self._pairing.is_pending)
         self._logging = Logging(out)
         self._shapes = Shapes(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
+        # The messages of requests that may still be answered, by seq (what a reply is checked with).
+        self._open: dict[int, Message] = {}
+        self._sweep_at = SWEEP_AT
 
     # --- public API
 
@@ -81,6 +110,14 @@ class Analyzer:
     @property
     def findings(self) -> list[Finding]:
         return self._out.findings
+
+    @property
+    def message_count(self) -> int:
+        return self._out.message_count
+
+    @property
+    def finding_counts(self) -> dict[Severity, int]:
+        return self._out.finding_counts
 
     @property
     def era(self) -> Era:
@@ -115,7 +152,8 @@ class Analyzer:
         if isinstance(record, LifecycleRecord):
             self._out.events = []
             seen = LifecycleSeen(record.seq, record.t, record.event.value, dict(record.details))
-            self.lifecycle.append(seen)
+            if self.retain:
+                self.lifecycle.append(seen)
             self._out.events.append(seen)
             self._lifecycle.event(record)
             return self._out.events
@@ -158,16 +196,28 @@ class Analyzer:
         else:
             self._response(message)
 
+    def _open_exchange(self, message: Message) -> Exchange:
+        """Pair a request; keep its message while a reply may still come for it."""
+        exchange = self._pairing.request(message)
+        if self.retain:
+            self.exchanges.append(exchange)
+        opened = self._open
+        opened[message.seq] = message
+        if len(opened) > self._sweep_at:  # cancelled, given up or never pending: amortised O(1)
+            is_pending = self._pairing.is_pending
+            self._open = {seq: m for seq, m in opened.items() if m.exchange and is_pending(m.exchange)}
+            self._sweep_at = max(SWEEP_AT, 2 * len(self._open))
+        return exchange
+
     def _pair_only(self, message: Message) -> None:
         """A message whose content is unread: its exchange is kept, and no rule judges it."""
         if message.kind is REQUEST:
-            self.exchanges.append(self._pairing.request(message))
+            self._open_exchange(message)
         elif message.kind is not NOTIFICATION:
             self._pairing.response(message)
 
     def _request(self, message: Message) -> None:
-        exchange = self._pairing.request(message)
-        self.exchanges.append(exchange)
+        exchange = self._open_exchange(message)
         self._progress.request(message, exchange)
         if message.stream is S2C:
             self._era.server_request(message)
@@ -203,7 +253,7 @@ class Analyzer:
         exchange = self._pairing.response(message)
         if exchange is None:
             return
-        request = self._out.by_seq.get(exchange.request_seq)  # never None: requests are seen first
+        request = self._open.pop(exchange.request_seq, None)  # never None: requests are seen first
         is_result = message.kind is RESPONSE
         if exchange.stream is C2S:
             if exchange.method == "initialize":

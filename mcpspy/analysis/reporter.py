@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -11,23 +13,46 @@ from mcpspy.analysis.model import (
     FindingRaised,
     Message,
     MessageSeen,
+    Severity,
 )
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 
+RECENT_MESSAGES = 1024  # lean mode: the messages a finding can still be attached to, by seq
+
 
 class Reporter:
-    """Shared by the Analyzer's rule families; ``events`` is what the current feed() returns."""
+    """Shared by the Analyzer's rule families; ``events`` is what the current feed() returns.
 
-    def __init__(self) -> None:
+    ``retain=False`` (lean, for the proxy's ``--log``) keeps no history: counts
+    instead of the message and finding lists, and ``by_seq`` only for the last
+    ``RECENT_MESSAGES`` messages (all of them while ``hold`` is set: a rule that
+    will look further back says so). No rule looks further back otherwise: a
+    pending request's message is kept by the Analyzer itself.
+    """
+
+    def __init__(self, retain: bool = True) -> None:
+        self.retain = retain
         self.messages: list[Message] = []
         self.findings: list[Finding] = []
         self.events: list[AnalysisEvent] = []
         self.by_seq: dict[int, Message] = {}
+        self.message_count = 0
+        self.finding_counts: dict[Severity, int] = dict.fromkeys(Severity, 0)
+        self.hold = False  # lean mode: evict nothing from by_seq while set (rules/legacy.py)
+        self._recent: deque[int] = deque()
 
     def message(self, message: Message) -> None:
-        self.messages.append(message)
+        self.message_count += 1
         self.by_seq[message.seq] = message
+        if self.retain:
+            self.messages.append(message)
+        else:
+            recent = self._recent
+            recent.append(message.seq)
+            if not self.hold:
+                while len(recent) > RECENT_MESSAGES:
+                    self.by_seq.pop(recent.popleft(), None)
         self.events.append(MessageSeen(message))
 
     def updated(self, exchange: Exchange) -> None:
@@ -38,7 +63,9 @@ class Reporter:
     ) -> None:
         """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is."""
         finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
-        self.findings.append(finding)
+        self.finding_counts[finding.severity] += 1
+        if self.retain:
+            self.findings.append(finding)
         target = self.by_seq.get(seq)
         if target is not None:
             target.findings.append(finding)

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from html import escape
 
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
+from mcpspy.analysis.sources import public_source
 from mcpspy.export.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from mcpspy.json_text import pretty_json
 from mcpspy.report.summary import Summary, exchange_state, exit_text
@@ -83,10 +84,11 @@ def finding_line(finding: Finding, link: bool = True, line: int | None = None) -
         if link
         else ""
     )
+    rule = finding.rule
+    fix = f"Fix: {text(rule.fix or rule.summary)} ({text(public_source(rule.source))})"
     return (
         f'<div class="finding"><span class="sev-{label}">{label}</span> <code>{text(finding.id)}</code>'
-        f"{where}: {text(finding.message)}"
-        f' <span class="fix">Fix: {text(finding.rule.summary)} ({text(finding.rule.source)})</span></div>'
+        f'{where}: {text(finding.message)} <span class="fix">{fix}</span></div>'
     )
 
 

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Finding, Severity
+from mcpspy.analysis.sources import public_source
 from mcpspy.check.catalogue import CHECKS
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.report.summary import Summary
@@ -107,7 +108,8 @@ def render_junit(summary: Summary) -> str:
         failure = ET.SubElement(
             case, "failure", type=rule.severity.label, message=xml_text(f"{len(found)}× {rule.summary}")
         )
-        failure.text = xml_text(f"{text}\nsource: {rule.source}\nsee `mcpspy rules {rule.id}`")
+        spec = public_source(rule.source)
+        failure.text = xml_text(f"{text}\nfix: {rule.fix}\nsource: {spec}\nsee `mcpspy rules {rule.id}`")
     ET.SubElement(suite, "properties").append(
         ET.Element("property", name="capture", value=xml_text(str(summary.path)))
     )

@@ -18,6 +18,7 @@ import orjson
 from mcpspy import __version__
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Finding, Severity
+from mcpspy.analysis.sources import public_source, source_links
 from mcpspy.check.catalogue import CHECKS, CheckSpec
 from mcpspy.check.model import CheckRun, EraRun, Status
 from mcpspy.report.summary import Summary
@@ -121,17 +122,20 @@ class _Rules:
         help_text = f"See `mcpspy rules {rule.id}`."
         if rule.good:
             help_text = f"Good: {rule.good} {help_text}"
-        return self._add(
-            rule.id,
-            {
-                "id": rule.id,
-                "shortDescription": {"text": rule.summary},
-                "fullDescription": {"text": f"{rule.summary} Source: {rule.source}."},
-                "help": {"text": help_text},
-                "defaultConfiguration": {"level": LEVEL[rule.severity]},
-                "properties": {"kind": "finding", "source": rule.source},
-            },
-        )
+        if rule.fix:
+            help_text = f"{rule.fix} {help_text}"
+        source, links = public_source(rule.source), source_links(rule.source)
+        obj: dict[str, Any] = {
+            "id": rule.id,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": f"{rule.summary} Source: {source}."},
+            "help": {"text": help_text},
+            "defaultConfiguration": {"level": LEVEL[rule.severity]},
+            "properties": {"kind": "finding", "source": source},
+        }
+        if links:
+            obj["helpUri"] = links[0]
+        return self._add(rule.id, obj)
 
     def _add(self, rule_id: str, obj: dict[str, Any]) -> int:
         if rule_id not in self._index:

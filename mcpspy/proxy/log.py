@@ -46,7 +46,7 @@ class LogSink:
     def __init__(
         self, write: Callable[[bytes], None], warn: Callable[[str], None], show_stderr: bool
     ) -> None:
-        self.replay = Replay()
+        self.replay = Replay(retain=False)  # lean: pending requests and recent exchanges, no history
         self._write = write
         self._warn = warn
         self._show_stderr = show_stderr  # on stderr the server's own lines already pass through

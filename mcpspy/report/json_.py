@@ -13,8 +13,9 @@
                  "invalid"|"not-json"|"stderr": int}},
       "latency": {METHOD: {"count", "p50_ms", "p95_ms", "max_ms"}},
       "findings": [{"id", "severity" ("error"|"warning"|"info"), "seq", "line" (of the capture
-                    file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "source",
-                    "related_seq" (int|null)}],
+                    file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "fix" (one
+                    sentence: what to change), "source" (the spec's public pages, with the
+                    section), "source_links" ([url]), "related_seq" (int|null)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
                      "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}]
     }
@@ -30,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from mcpspy.analysis.sources import public_source, source_links
 from mcpspy.report.summary import Summary, exchange_state
 
 REPORT_VERSION = 1
@@ -73,7 +75,9 @@ def report_object(summary: Summary) -> dict[str, Any]:
                 "stream": f.stream.value if f.stream else None,
                 "message": f.message,
                 "summary": f.rule.summary,
-                "source": f.rule.source,
+                "fix": f.rule.fix,
+                "source": public_source(f.rule.source),
+                "source_links": source_links(f.rule.source),
                 "related_seq": f.related_seq,
             }
             for f in summary.findings

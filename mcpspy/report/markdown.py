@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from mcpspy.analysis.model import Finding, Kind, Message
+from mcpspy.analysis.sources import public_source
 from mcpspy.json_text import pretty_json
 from mcpspy.report.summary import Summary, exchange_state, exit_text
 from mcpspy.terminal import visible, visible_line
@@ -20,6 +21,7 @@ from mcpspy.terminal import visible, visible_line
 DIRECTION = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}
 
 
+LINK = re.compile(r"(https://[^\s,;()<>]+)")
 MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~])")
 
 
@@ -72,9 +74,19 @@ def _title(message: Message, summary: Summary) -> str:
 
 
 def _findings(findings: list[Finding]) -> list[str]:
+    """Each finding, then its fix and where the spec says so."""
     return [
-        f"- **{f.severity.label}** `{f.id}`: {plain(f.message)} ({plain(f.rule.source)})" for f in findings
+        f"- **{f.severity.label}** `{f.id}`: {plain(f.message)}\n"
+        + (f"  - fix: {plain(f.rule.fix)}" if f.rule.fix else "  - source:")
+        + f" ({_source(f.rule.source)})"
+        for f in findings
     ]
+
+
+def _source(source: str) -> str:
+    """The rule's source (the catalogue's text, not capture data): its public pages as autolinks."""
+    parts = LINK.split(public_source(source))
+    return "".join(f"<{part}>" if LINK.fullmatch(part) else plain(part) for part in parts)
 
 
 def _message_block(message: Message, summary: Summary, heading: str = "###") -> list[str]:

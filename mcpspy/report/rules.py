@@ -7,6 +7,7 @@ import difflib
 import shutil
 
 from mcpspy.analysis.model import Rule
+from mcpspy.analysis.sources import public_source
 from mcpspy.terminal import visible_line
 
 
@@ -22,7 +23,7 @@ def rules_table(rules: dict[str, Rule], width: int) -> str:
     for r in rows:
         summary = r.summary if len(r.summary) <= sum_w else r.summary[: sum_w - 1] + "…"
         lines.append(f"{r.id:<{id_w}}  {r.severity.label:<{sev_w}}  {summary}")
-    lines += ["", f"{len(rows)} rules; `mcpspy rules ID` shows one with its source and examples"]
+    lines += ["", f"{len(rows)} rules; `mcpspy rules ID` shows one with its fix, source and examples"]
     return "\n".join(lines) + "\n"
 
 
@@ -31,7 +32,8 @@ def explain_rule(rule: Rule) -> str:
         rule.id,
         f"severity  {rule.severity.label}",
         f"summary   {rule.summary}",
-        f"source    {rule.source}",
+        f"fix       {rule.fix}",
+        f"source    {public_source(rule.source)}",
     ]
     for label, example in (("bad", rule.bad), ("good", rule.good)):
         if example:

@@ -8,6 +8,7 @@ control character reaches the terminal.
 from __future__ import annotations
 
 from mcpspy.analysis.model import ExchangeState, Severity
+from mcpspy.analysis.sources import public_source
 from mcpspy.report.summary import Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
 
@@ -58,6 +59,8 @@ def render_text(summary: Summary) -> str:
             stream = f" {f.stream.value}" if f.stream else ""
             out.append(f"  {where:<20}{stream:<5} {f.id}: {v(f.message)}")
 
+    out += _fixes(summary)
+
     open_ones = [ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)]
     if open_ones:
         out.append("")
@@ -68,3 +71,15 @@ def render_text(summary: Summary) -> str:
                 f"  {exchange_state(ex)}, sent at {ex.sent_t:.3f}s"
             )
     return "\n".join(out) + "\n"
+
+
+def _fixes(summary: Summary) -> list[str]:
+    """Once per rule found, worst first: what to change, and the spec's public page that says so."""
+    rules = {f.id: f.rule for f in sorted(summary.findings, key=lambda f: -f.severity)}
+    if not rules:
+        return []
+    out = ["", "how to fix"]
+    for rule in rules.values():
+        out.append(f"  {rule.id}: {rule.fix or rule.summary}")
+        out.append(f"    {public_source(rule.source)}")
+    return out

@@ -36,7 +36,9 @@ def test_one_rule_explained_with_examples() -> None:
     out = result.stdout
     assert out.splitlines()[0] == "stdout.not-json"
     assert f"severity  {rule.severity.label}" in out
-    assert rule.summary in out and rule.source in out
+    assert rule.summary in out and f"fix       {rule.fix}" in out
+    assert "source    https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio" in out
+    assert ".mdx" not in out
     assert "bad:" in out and rule.bad.splitlines()[0] in out
     assert "good:" in out
 

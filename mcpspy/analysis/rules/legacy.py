@@ -89,6 +89,7 @@ class EraTracker:
             return False
         if self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
             self._held.append(message)
+            self._out.hold = True  # a lean Reporter keeps their replies: meta_missing reads them
             return False
         return True
 
@@ -130,6 +131,7 @@ class EraTracker:
         process modern: they lacked the _meta 2026-07-28 asks for.
         """
         held, self._held = self._held, []
+        self._out.hold = False
         result = result_of(message)
         if message.kind is Kind.RESPONSE and isinstance(result, dict):
             self.era = Era.LEGACY

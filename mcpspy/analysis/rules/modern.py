@@ -80,6 +80,7 @@ class ModernRules:
 
     def error(self, exchange: Exchange, message: Message) -> None:
         """An error that answered a client request other than initialize."""
+        self._meta_missing.discard(exchange.request_seq)  # answered: never asked about again
         code = error_code_of(message)
         if code == UNSUPPORTED_VERSION:
             data = error_of(message).get("data")
@@ -101,6 +102,7 @@ class ModernRules:
     def result(self, exchange: Exchange, message: Message) -> None:
         """A result that answered a client request other than initialize."""
         if exchange.request_seq in self._meta_missing:
+            self._meta_missing.discard(exchange.request_seq)  # an exchange is answered once
             self._not_rejected(exchange, message)
         result, version = result_of(message), exchange.version
         if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:

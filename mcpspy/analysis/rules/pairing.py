@@ -41,6 +41,19 @@ class IdSpace:
     # The same requests, until each is answered or found slow: ``check_pending`` looks only at the
     # front, so asking it at every record costs O(1) amortised.
     not_yet_slow: deque[Exchange] = field(default_factory=deque)
+    # Lean mode: ``closed`` in closing order, so that only the most recent are kept.
+    closed_order: deque[tuple[IdKey, Exchange]] = field(default_factory=deque)
+
+    def close(self, key: IdKey, exchange: Exchange, recent: int | None) -> None:
+        """Remember an answered or cancelled request; with ``recent``, only the last that many."""
+        self.closed[key] = exchange
+        if recent is not None:
+            order = self.closed_order
+            order.append((key, exchange))
+            if len(order) > recent:
+                old_key, old = order.popleft()
+                if self.closed.get(old_key) is old:
+                    del self.closed[old_key]
 
     def oldest_waiting(self) -> Exchange | None:
         """The oldest pending request that is not long-lived (what every reply is compared with)."""
@@ -54,8 +67,9 @@ class IdSpace:
 
 
 class Pairing:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, recent: int | None = None) -> None:
         self._out = out
+        self._recent = recent  # answered requests remembered per direction (None: all)
         self._client = IdSpace()
         self._server = IdSpace()
 
@@ -71,6 +85,10 @@ class Pairing:
     def pending(self) -> list[Exchange]:
         both = [*self._client.pending.values(), *self._server.pending.values()]
         return sorted(both, key=lambda e: e.request_seq)
+
+    def is_pending(self, exchange: Exchange) -> bool:
+        """Whether a reply to ``exchange`` would still pair with it."""
+        return valid_id(exchange.id) and self._sent_on(exchange.stream).pending.get(exchange.id) is exchange
 
     def in_flight(self, stream: Stream) -> list[Exchange]:
         return [e for e in self._sent_on(stream).pending.values() if not e.long_lived]
@@ -112,7 +130,7 @@ class Pairing:
             self._stray(message, space.closed.get(key))
             return None
         oldest = space.oldest_waiting()
-        space.closed[key] = exchange
+        space.close(key, exchange, self._recent)
         self._pair(exchange, message)
         if oldest is not None and oldest.request_seq < exchange.request_seq:
             exchange.out_of_order = True
@@ -187,7 +205,7 @@ class Pairing:
                 f"the client cancelled initialize (id {shown(request_id)})",
                 related_seq=exchange.request_seq,
             )
-        space.closed[key] = exchange
+        space.close(key, exchange, self._recent)
         exchange.state = CANCELLED
         exchange.cancel_seq = message.seq
         self._out.updated(exchange)

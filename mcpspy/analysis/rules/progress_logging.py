@@ -6,6 +6,8 @@ request reports on it, naming the progressToken the request carried in _meta.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
@@ -20,12 +22,20 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 
 
 class Progress:
-    def __init__(self, out: Reporter) -> None:
+    """``recent`` (lean mode): forget the token of a request no longer pending once that many
+    newer requests carried one; ``is_pending`` says which are (rules/pairing.py)."""
+
+    def __init__(
+        self, out: Reporter, recent: int | None = None, is_pending: Callable[[Exchange], bool] | None = None
+    ) -> None:
         self._out = out
         # The tokens of the requests sent on each pipe, as they were sent (a valid id: str or int).
         self._tokens: dict[Stream, dict[str | int, Exchange]] = {Stream.C2S: {}, Stream.S2C: {}}
         self._last: dict[int, float] = {}  # request seq -> the last progress value reported
         self._task_augmented: set[int] = set()  # request seqs whose progress outlives the reply
+        self._recent = recent
+        self._is_pending = is_pending or (lambda exchange: exchange.reply_seq is None)
+        self._order: deque[tuple[Stream, str | int, Exchange]] = deque()  # lean mode: tokens, oldest first
 
     def request(self, message: Message, exchange: Exchange) -> None:
         """Note the progressToken a request carries, if any."""
@@ -35,6 +45,24 @@ class Progress:
             self._tokens[message.stream][token] = exchange
             if "task" in params:
                 self._task_augmented.add(message.seq)
+            if self._recent is not None:
+                self._order.append((message.stream, token, exchange))
+                self._forget(2)
+
+    def _forget(self, steps: int) -> None:
+        """Drop the oldest tokens past ``recent``, a few a request; pending ones go round again."""
+        order = self._order
+        for _ in range(steps):
+            if len(order) <= (self._recent or 0):
+                return
+            stream, token, exchange = order.popleft()
+            if self._is_pending(exchange):
+                order.append((stream, token, exchange))
+                continue
+            if self._tokens[stream].get(token) is exchange:
+                del self._tokens[stream][token]
+            self._last.pop(exchange.request_seq, None)
+            self._task_augmented.discard(exchange.request_seq)
 
     def notification(self, message: Message) -> None:
         """A notifications/progress."""

@@ -13,6 +13,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from mcpspy.analysis.model import Message
+from mcpspy.analysis.sources import public_source
 from mcpspy.terminal import visible_bytes, visible_line
 from mcpspy.tui.rows import DETAIL_LIMIT, MARK, MARK_STYLE, duration_text, pretty_json, visible_raw
 from mcpspy.tui.widgets.textview import TextView
@@ -29,13 +30,15 @@ def pair_of(message: Message) -> int | None:
 
 
 def finding_lines(message: Message) -> list[Text]:
-    """Each finding on the message: what is wrong, the rule it breaks, where the spec says so."""
+    """Each finding on the message: what is wrong, the rule it breaks, its fix, where the spec says so."""
     lines = []
     for f in message.findings:
         lines.append(Text(f"{MARK[f.severity]} {f.id} ({f.severity.label}): ", style=MARK_STYLE[f.severity]))
         lines[-1].append(visible_line(f.message), style="default")
         lines.append(Text(visible_line(f"  {f.rule.summary}")))
-        lines.append(Text(visible_line(f"  source: {f.rule.source}"), style="dim"))
+        if f.rule.fix:
+            lines.append(Text(visible_line(f"  fix: {f.rule.fix}")))
+        lines.append(Text(visible_line(f"  source: {public_source(f.rule.source)}"), style="dim"))
     return lines
 
 
