@@ -148,8 +148,12 @@ def _target(args: argparse.Namespace) -> ConfigFile | None:
         return holding[0]
     if not args.config and args.scope is None:
         codex = codex_path()
-        if os.path.lexists(codex) and args.name in codex_servers(codex):
-            return None
+        try:
+            if os.path.lexists(codex) and args.name in codex_servers(codex):
+                return None
+        except ConfigError as exc:
+            problems.append(str(exc))
+            _note(problems[-1:])
     looked = args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates(scope=args.scope)))
     unread = f"; {len(problems)} could not be read (above)" if problems else ""
     raise ConfigError(f"no server entry named {args.name!r} in {looked}{unread}")

@@ -109,13 +109,16 @@ def test_a_broken_file_beside_a_good_one_is_a_note_and_never_blocks(dirs: tuple[
     good = project / ".mcp.json"
     good.write_text(PROJECT_MCP)
     bad = broken_places(project, home)
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text("[[[ not toml")
 
     listed = mcpspy(project, home, "wrap", "--list")
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()] == ["helpdesk", "bare", "web"]
     notes = listed.stderr.splitlines()
-    assert len(notes) == len(bad) and all(n.startswith("mcpspy: skipped ") for n in notes), notes
-    for path in bad.values():
+    assert len(notes) == len(bad) + 1 and all(n.startswith("mcpspy: skipped ") for n in notes), notes
+    for path in [*bad.values(), codex]:
         assert sum(str(path) in n for n in notes) == 1, (path, notes)
     assert "broken symlink" in listed.stderr and "not UTF-8" in listed.stderr
 
@@ -126,7 +129,8 @@ def test_a_broken_file_beside_a_good_one_is_a_note_and_never_blocks(dirs: tuple[
 
     missing = mcpspy(project, home, "wrap", "x")  # only in the broken file
     assert missing.returncode == 2
-    assert missing.stderr.splitlines()[-1].endswith(f"; {len(bad)} could not be read (above)")
+    assert missing.stderr.splitlines()[-1].endswith(f"; {len(bad) + 1} could not be read (above)")
+    assert len(missing.stderr.splitlines()) == len(bad) + 2
     assert mcpspy(project, home, "unwrap", "helpdesk").returncode == 0
     assert good.read_text() == PROJECT_MCP
 
