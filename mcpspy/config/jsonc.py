@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-# A string (unrolled loop: linear, no backtracking), a // comment, a /* */ comment.
-_COMMENTS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|//[^\n\r]*|/\*.*?\*/', re.DOTALL)
+# A string (unrolled loop: linear, no backtracking), a // comment, a /* */ comment, or
+# one never closed (to the end, once: a file of unclosed ``/*`` costs O(n), not O(n^2)).
+_COMMENTS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|//[^\n\r]*|/\*(?:.*?\*/|.*)', re.DOTALL)
 # A string, or a comma whose next significant character closes its object or array.
 _TRAILING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|,(?=[ \t\r\n]*[}\]])', re.DOTALL)
 _BREAKS = re.compile(r"[^\r\n]")
@@ -20,7 +21,9 @@ _BREAKS = re.compile(r"[^\r\n]")
 
 def _spaces(match: re.Match[str]) -> str:
     found = match.group()
-    return found if found.startswith('"') else _BREAKS.sub(" ", found)
+    if found.startswith('"') or (found.startswith("/*") and (len(found) < 4 or not found.endswith("*/"))):
+        return found  # a string, or a comment never closed: left for the JSON reader to refuse
+    return _BREAKS.sub(" ", found)
 
 
 def blank_comments(text: str) -> str:

@@ -41,6 +41,12 @@ def test_blank_keeps_length_lines_and_strings() -> None:
     assert blank('{"a": "/* x */", "b": "//"}') == '{"a": "/* x */", "b": "//"}'
 
 
+def test_a_comment_never_closed_is_left_for_the_reader_to_refuse() -> None:
+    assert blank('{"a": 1} /* open') == '{"a": 1} /* open'
+    hostile = "/* " * 300_000  # each unclosed: read once to the end, not once per opening
+    assert blank(hostile) == hostile
+
+
 @pytest.mark.parametrize("name", ["helpdesk", "bare"])
 def test_jsonc_keeps_comments_and_trailing_commas_and_unwraps_byte_exact(
     dirs: tuple[Path, Path], name: str
