@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
@@ -304,11 +305,10 @@ class InspectorKeys(App[None]):
         seqs = " and ".join(str(m.seq) for m in messages)
         self.notify(f"copied seq {seqs} ({len(text.encode()):,} bytes) to the clipboard", markup=False)
 
-    @property
+    @cached_property
     def json_cursor(self) -> JsonCursor:
-        cursor = self.__dict__.setdefault("_json_cursor", JsonCursor())
-        assert isinstance(cursor, JsonCursor)
-        return cursor
+        """The cursor on the detail's JSON lines (`l` / `L` / `c`)."""
+        return JsonCursor()
 
     def action_json_line(self, step: int) -> None:
         """`l` / `L`: the detail's cursor to the next / previous line of the JSON (`c` copies its path)."""
