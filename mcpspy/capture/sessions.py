@@ -112,10 +112,15 @@ def safe_name(name: str) -> str:
     return name[:64].rstrip(".-") or "server"
 
 
-def session_file_name(started: datetime, name: str, pid: int) -> str:
-    """Sorts by time, shows the server: 20261202T193000.123Z-helpdesk-4242.jsonl."""
+def session_id(started: datetime, name: str, pid: int) -> str:
+    """A session's one id, wherever its capture goes: 20261202T193000.123Z-helpdesk-4242."""
     stamp = started.strftime("%Y%m%dT%H%M%S.") + f"{started.microsecond // 1000:03d}Z"
-    return f"{stamp}-{safe_name(name)}-{pid}.jsonl"
+    return f"{stamp}-{safe_name(name)}-{pid}"
+
+
+def session_file_name(started: datetime, name: str, pid: int) -> str:
+    """Its id, so a listing sorts by time and shows the server: 20261202T193000.123Z-helpdesk-4242.jsonl."""
+    return session_id(started, name, pid) + ".jsonl"
 
 
 @dataclass(frozen=True)

@@ -6,112 +6,70 @@ import argparse
 import difflib
 import os
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpspy.config.safefile import (
-    ConfigChanged,
-    LockTimeout,
-    Snapshot,
-    create_backup,
-    locked,
-    read_snapshot,
-    real_path,
-    replace,
+from mcpspy.capture.private import CaptureRefused, ensure_private_dir
+from mcpspy.config.backups import backup_path, legacy_backup_path
+from mcpspy.config.places import (
+    SCOPES,
+    ConfigFile,
+    candidates,
+    codex_path,
+    codex_servers,
+    entries,
+    named,
+    snapshot,
 )
-from mcpspy.config.wrap import (
-    ConfigError,
-    codex_snippet,
-    is_wrapped,
-    parse,
-    servers,
-    unwrap_text,
-    wrap_text,
-)
+from mcpspy.config.safefile import ConfigChanged, LockTimeout, create_backup, locked, real_path, replace
+from mcpspy.config.self_path import running_mcpspy
+from mcpspy.config.wrap import ConfigError, codex_snippet, is_wrapped, unwrap_text, wrap_text
+from mcpspy.terminal import visible_line
 
-BACKUP_SUFFIX = ".mcpspy-backup"
 ATTEMPTS = 5  # reads of a config that keeps changing under us before giving up
 
 
 @dataclass(frozen=True, slots=True)
-class ConfigFile:
-    """One place a client keeps its servers: a file and the keys down to the servers object."""
+class Found:
+    """A place that could be read, and its server entries."""
 
-    client: str
-    path: Path
-    key_path: tuple[str, ...]
+    config: ConfigFile
+    entries: dict[str, Any]
 
 
-def candidates(cwd: Path | None = None, home: Path | None = None) -> list[ConfigFile]:
-    """Every config file we know, project ones first, in the order we search them."""
-    cwd = cwd or Path.cwd()
-    home = home or Path.home()
-    if sys.platform == "darwin":
-        desktop = home / "Library/Application Support/Claude"
-    elif sys.platform == "win32":
-        desktop = Path(os.environ.get("APPDATA") or home / "AppData/Roaming") / "Claude"
+def _gather(args: argparse.Namespace) -> tuple[list[Found], list[str]]:
+    """Every place that could be read, and one line for each that could not (never blocking the rest)."""
+    if args.config:
+        configs = named(Path(args.config), args.scope)
     else:
-        desktop = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "Claude"
-    return [
-        ConfigFile("Claude Code (project)", cwd / ".mcp.json", ("mcpServers",)),
-        ConfigFile("Claude Code (local)", home / ".claude.json", ("projects", str(cwd), "mcpServers")),
-        ConfigFile("Claude Code (user)", home / ".claude.json", ("mcpServers",)),
-        ConfigFile("Claude Desktop", desktop / "claude_desktop_config.json", ("mcpServers",)),
-        ConfigFile("Cursor (project)", cwd / ".cursor" / "mcp.json", ("mcpServers",)),
-        ConfigFile("Cursor (user)", home / ".cursor" / "mcp.json", ("mcpServers",)),
-        ConfigFile("VS Code (workspace)", cwd / ".vscode" / "mcp.json", ("servers",)),
-    ]
+        configs = [c for c in candidates(scope=args.scope) if os.path.lexists(c.path)]
+    found: list[Found] = []
+    problems: list[str] = []
+    for config in configs:
+        try:
+            found.append(Found(config, entries(config)))
+        except ConfigError as exc:
+            if str(exc) not in problems:
+                problems.append(str(exc))
+    if args.config and problems:
+        raise ConfigError(problems[0])  # the one file asked for: that is the answer
+    return found, problems
 
 
-def codex_path(home: Path | None = None) -> Path:
-    return Path(os.environ.get("CODEX_HOME") or (home or Path.home()) / ".codex") / "config.toml"
+def _note(problems: list[str]) -> None:
+    for problem in problems:
+        print(f"mcpspy: skipped {visible_line(problem)}", file=sys.stderr)
 
 
-def _snapshot(path: Path) -> Snapshot:
-    try:
-        return read_snapshot(path)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8") from None
-
-
-def _read(path: Path) -> str:
-    return _snapshot(path).text
-
-
-def _named_config(path: Path) -> ConfigFile:
-    """The servers object of a file given by --config: `mcpServers`, else VS Code's `servers`."""
-    root = parse(_read(path))
-    if not isinstance(root, dict):
-        raise ConfigError(f"{path}: the top level is not an object")
-    for key in ("mcpServers", "servers"):
-        if isinstance(root.get(key), dict):
-            return ConfigFile("given", path, (key,))
-    raise ConfigError(f'{path}: no "mcpServers" or "servers" object')
-
-
-def _codex_servers(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(_read(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: nested too deeply to be a config") from None
-    found = data.get("mcp_servers", {})
-    return found if isinstance(found, dict) else {}
-
-
-def _existing(config_path: str | None) -> list[ConfigFile]:
-    if config_path:
-        return [_named_config(Path(config_path))]
-    return [c for c in candidates() if c.path.is_file()]
-
-
-def _holding(name: str, configs: list[ConfigFile]) -> list[ConfigFile]:
-    return [c for c in configs if name in servers(_read(c.path), c.key_path)]
+def _proxy(args: argparse.Namespace) -> str:
+    """What wrap writes as the command: --command, else the running mcpspy's absolute path."""
+    if args.proxy_command:
+        return str(args.proxy_command)
+    found = running_mcpspy()
+    if found is None:
+        raise ConfigError("cannot find this mcpspy's executable to write; give it with --command PATH")
+    return found
 
 
 def _diff(path: Path, old: str, new: str) -> str:
@@ -127,57 +85,78 @@ def _error(message: str) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    configs = _existing(args.config)
+    """Every entry that can be read; a note for each file that cannot. Exit 0: the listing is complete."""
+    found, problems = _gather(args)
     shown = 0
-    for c in configs:
-        entries = servers(_read(c.path), c.key_path)
-        for name, entry in entries.items():
-            state = _state(entry)
-            print(f"{name:<24} {state:<10} {c.client:<22} {c.path}")
+    for place in found:
+        for name, entry in place.entries.items():
+            state = _state(entry, args.proxy_command)
+            print(f"{visible_line(name):<24} {state:<10} {place.config.client:<22} {place.config.path}")
             shown += 1
     codex = codex_path()
-    if not args.config and codex.is_file():
-        for name, entry in _codex_servers(codex).items():
-            state = _state(entry) if isinstance(entry, dict) else "?"
-            print(f"{name:<24} {state:<10} {'Codex':<22} {codex}  (wrap --codex prints a snippet)")
+    if not args.config and args.scope is None and os.path.lexists(codex):
+        try:
+            listed = codex_servers(codex)
+        except ConfigError as exc:
+            problems.append(str(exc))
+            listed = {}
+        for name, entry in listed.items():
+            state = _state(entry, args.proxy_command)
+            print(
+                f"{visible_line(name):<24} {state:<10} {'Codex':<22} {codex}  (wrap --codex prints a snippet)"
+            )
             shown += 1
-    if not shown:
-        print(
-            "no MCP server entries found (looked in: "
-            + ", ".join(dict.fromkeys(str(c.path) for c in candidates()))
-            + f", {codex})",
-            file=sys.stderr,
-        )
+    _note(problems)
+    if not shown and not problems:
+        looked = [str(c.path) for c in candidates(scope=args.scope)] + [str(codex)]
+        print(f"no MCP server entries found (looked in: {', '.join(dict.fromkeys(looked))})", file=sys.stderr)
     return 0
 
 
-def _state(entry: Any) -> str:
+def _state(entry: Any, proxy: str | None) -> str:
     if not isinstance(entry, dict):
         return "?"
     if "url" in entry:
         return "http"
-    return "wrapped" if is_wrapped(entry) else "-"
+    return "wrapped" if is_wrapped(entry, proxy) else "-"
 
 
-def _codex(name: str) -> int:
+def _codex(name: str, proxy: str) -> int:
     path = codex_path()
-    entry = _codex_servers(path).get(name) if path.is_file() else None
+    entry = codex_servers(path).get(name) if os.path.lexists(path) else None
     if not isinstance(entry, dict):
         return _error(f"no [mcp_servers.{name}] in {path}")
-    if is_wrapped(entry):
+    if is_wrapped(entry, proxy):
         print(f"{name} in {path} already runs through mcpspy", file=sys.stderr)
         return 0
     print(f"# mcpspy does not edit TOML; replace [mcp_servers.{name}] in {path} with:\n", file=sys.stderr)
-    sys.stdout.write(codex_snippet(name, entry))
+    sys.stdout.write(codex_snippet(name, entry, proxy))
     return 0
 
 
-def _target(name: str, config_path: str | None) -> ConfigFile | None:
-    holding = _holding(name, _existing(config_path))
+def _target(args: argparse.Namespace) -> ConfigFile | None:
+    """The one place holding the entry; notes each unreadable place on the way."""
+    found, problems = _gather(args)
+    _note(problems)
+    holding = [place.config for place in found if args.name in place.entries]
     if len(holding) > 1:
-        where = "\n  ".join(f"{c.client}: {c.path}" for c in holding)
-        raise ConfigError(f"{name!r} is in more than one config; pick one with --config:\n  {where}")
-    return holding[0] if holding else None
+        where = "; ".join(f"{c.client}: {c.path}" for c in holding)
+        claude = all(c.client.startswith(("Claude Code", "given")) for c in holding)
+        pick = "--scope local|project|user or --config PATH" if claude else "--config PATH"
+        raise ConfigError(f"{args.name!r} is in more than one config ({where}); pick one with {pick}")
+    if holding:
+        return holding[0]
+    if not args.config and args.scope is None:
+        codex = codex_path()
+        try:
+            if os.path.lexists(codex) and args.name in codex_servers(codex):
+                return None
+        except ConfigError as exc:
+            problems.append(str(exc))
+            _note(problems[-1:])
+    looked = args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates(scope=args.scope)))
+    unread = f"; {len(problems)} could not be read (above)" if problems else ""
+    raise ConfigError(f"no server entry named {args.name!r} in {looked}{unread}")
 
 
 def _run(args: argparse.Namespace, wrapping: bool) -> int:
@@ -185,25 +164,24 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
         return _list(args)
     if not args.name:
         return _error(f"give the server entry's name: mcpspy {'wrap' if wrapping else 'unwrap'} NAME")
+    proxy = _proxy(args) if wrapping else args.proxy_command
     if wrapping and args.codex:
-        return _codex(args.name)
-    target = _target(args.name, args.config)
-    if target is None:
-        codex = codex_path()
-        if not args.config and codex.is_file() and args.name in _codex_servers(codex):
-            return _codex(args.name) if wrapping else _error(f"{args.name!r} is in {codex}: edit it by hand")
-        return _error(
-            f"no server entry named {args.name!r} in "
-            + (args.config or ", ".join(dict.fromkeys(str(c.path) for c in candidates())))
+        return _codex(args.name, proxy)
+    target = _target(args)
+    if target is None:  # only in Codex's TOML
+        return (
+            _codex(args.name, proxy)
+            if wrapping
+            else _error(f"{args.name!r} is in {codex_path()}: edit it by hand")
         )
     real = real_path(target.path)
     if args.dry_run:
-        text = _read(real)
-        sys.stdout.write(_diff(target.path, text, _edited(text, target, args.name, wrapping, real)))
+        text = snapshot(real).text
+        sys.stdout.write(_diff(target.path, text, _edited(text, target, args.name, proxy, wrapping, real)))
         return 0
     try:
         with locked(real):
-            backed_up = _edit(real, target, args.name, wrapping)
+            backup, made = _edit(real, target, args.name, proxy, wrapping)
     except LockTimeout:
         raise ConfigError(f"another mcpspy is editing {real}; try again") from None
     except OSError as exc:
@@ -212,40 +190,72 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
     where = f"{target.path}" + (f" (a symlink: edited {real})" if target.path.is_symlink() else "")
     print(f"{verb} {args.name!r} in {where} ({target.client})")
     if wrapping:
-        kept = "" if backed_up else " (kept from an earlier wrap)"
-        print(f"backup: {_backup(real)}{kept}; restart the client to pick up the change")
+        print(f"command: {proxy}")
+        kept = "" if made else " (kept from an earlier wrap)"
+        print(f"backup: {backup}{kept}; restart the client to pick up the change")
+    elif backup is not None:
+        print(f"removed the backup {backup}: the file is as it was before wrap")
     return 0
 
 
-def _backup(real: Path) -> Path:
-    return real.with_name(real.name + BACKUP_SUFFIX)
+def _read_backup(path: Path) -> str | None:
+    """A backup's text, never through a symlink; None when there is none to read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
-def _edited(text: str, target: ConfigFile, name: str, wrapping: bool, real: Path) -> str:
+def _backups(real: Path) -> list[Path]:
+    """Where a backup of ``real`` may be: the state dir's, then an older version's beside it."""
+    return [backup_path(real), legacy_backup_path(real)]
+
+
+def _edited(text: str, target: ConfigFile, name: str, proxy: str | None, wrapping: bool, real: Path) -> str:
     if wrapping:
-        return wrap_text(text, target.key_path, name)
-    backup = _backup(real)
-    return unwrap_text(text, target.key_path, name, _read(backup) if backup.is_file() else None)
+        return wrap_text(text, target.key_path, name, proxy or "mcpspy")
+    texts = [t for t in map(_read_backup, _backups(real)) if t is not None]
+    return unwrap_text(text, target.key_path, name, texts[0] if texts else None, proxy)
 
 
-def _edit(real: Path, target: ConfigFile, name: str, wrapping: bool) -> bool:
+def _make_backup(path: Path, text: str) -> bool:
+    try:
+        ensure_private_dir(path.parent)
+    except (CaptureRefused, OSError) as exc:
+        raise ConfigError(f"cannot keep a backup in {path.parent}: {exc}") from None
+    return create_backup(path, text, 0o600)
+
+
+def _edit(
+    real: Path, target: ConfigFile, name: str, proxy: str | None, wrapping: bool
+) -> tuple[Path | None, bool]:
     """Under the lock: read, change, back up (once), replace; again if the file changed meanwhile.
 
-    Returns whether this wrap made the backup (False: one was there already).
+    Wrap returns the backup and whether this wrap made it (False: one was
+    there already); unwrap, the backup it removed (the file is back as it was).
     """
-    backed_up = False
+    made = False
     for _ in range(ATTEMPTS):
-        read = _snapshot(real)
-        new = _edited(read.text, target, name, wrapping, real)
-        backed_up = (wrapping and create_backup(_backup(real), read.text, read.mode)) or backed_up
+        read = snapshot(real)
+        new = _edited(read.text, target, name, proxy, wrapping, real)
+        if wrapping:
+            made = _make_backup(backup_path(real), read.text) or made
         try:
             replace(real, new, read)
         except ConfigChanged:
             continue
-        backup = _backup(real)
-        if not wrapping and backup.is_file() and _read(backup) == new:
-            backup.unlink()  # back where it started: the backup has done its job
-        return backed_up
+        if wrapping:
+            return backup_path(real), made
+        for backup in _backups(real):
+            if _read_backup(backup) == new:
+                backup.unlink()  # back where it started: the backup has done its job
+                return backup, False
+        return None, False
     raise ConfigError(f"{real} keeps changing while mcpspy edits it; try again")
 
 
@@ -254,7 +264,7 @@ def _guarded(args: argparse.Namespace, wrapping: bool) -> int:
     try:
         return _run(args, wrapping)
     except ConfigError as exc:
-        return _error(str(exc))
+        return _error(visible_line(str(exc)))
     except OSError as exc:
         return _error(f"{exc.filename or 'config'}: {exc.strerror or exc}")
 
@@ -271,13 +281,30 @@ def add_wrap_arguments(parser: argparse.ArgumentParser) -> None:
     _add_entry_arguments(parser)
     parser.add_argument("--list", action="store_true", help="list the entries found and which are wrapped")
     parser.add_argument("--codex", action="store_true", help="print the Codex config.toml snippet")
+    parser.add_argument(
+        "--command",
+        dest="proxy_command",
+        metavar="NAME",
+        help="the command to write (default: this mcpspy's absolute path, found whatever the client's PATH)",
+    )
 
 
 def add_unwrap_arguments(parser: argparse.ArgumentParser) -> None:
     _add_entry_arguments(parser)
+    parser.add_argument(
+        "--command",
+        dest="proxy_command",
+        metavar="NAME",
+        help="also recognise entries that run NAME as mcpspy",
+    )
 
 
 def _add_entry_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", help="the server entry's name")
     parser.add_argument("--config", metavar="PATH", help="the config file (default: found)")
+    parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        help="Claude Code's scope: local (~/.claude.json, this directory), project (./.mcp.json), user",
+    )
     parser.add_argument("--dry-run", action="store_true", help="show the change as a diff, change nothing")

@@ -17,7 +17,7 @@ from mcpspy.capture.format import FORMAT_VERSION
 from mcpspy.capture.records import Header, Record, Recorded, as_records
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
-from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name
+from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy.recording import BACKLOG, FINISH_WAIT, Recording
 from mcpspy.proxy.stderr import SharedStderr
@@ -65,7 +65,7 @@ class Session:
         path, private = capture_path(config, started, name)
         header = Header(
             format=FORMAT_VERSION,
-            session=path.stem if private else f"{started:%Y%m%dT%H%M%S}-{os.getpid()}",
+            session=session_id(started, name, os.getpid()),  # the same with --capture as in the sessions dir
             started=started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             command=config.command,
             name=name,

@@ -29,6 +29,7 @@ KEYS = (
     ("o", "order: by seq, slowest exchange first, biggest first"),
     ("t", "time: since the start, wall clock, since the row above"),
     ("y / Y", "copy the message (Y: it and its pair) to the clipboard, as JSON lines"),
+    ("l / L, c", "a cursor on the detail's JSON lines; c copies the JSON path under it"),
     ("e", "export the filtered view or the exchange (text, json, markdown, ...)"),
     ("s", "sessions: open another, live or finished"),
     ("tab", "from the list to the side tab's content and back"),

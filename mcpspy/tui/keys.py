@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,6 +29,7 @@ from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.help_screen import HelpScreen
+from mcpspy.tui.json_cursor import JsonCursor
 from mcpspy.tui.panes.detail import DetailPane, pair_of
 from mcpspy.tui.panes.findings import FindingsPane
 from mcpspy.tui.panes.inflight import InFlightPane
@@ -80,6 +82,9 @@ class InspectorKeys(App[None]):
         Binding("v", "whole", "Full"),
         Binding("y", "copy(False)", "Copy"),
         Binding("Y", "copy(True)", "Copy pair", show=False),
+        Binding("l", "json_line(1)", "JSON line", show=False),
+        Binding("L", "json_line(-1)", "Previous JSON line", show=False),
+        Binding("c", "copy_path", "Copy path", show=False),
         Binding("e", "export", "Export"),
         Binding("s", "sessions", "Sessions"),
         Binding("o", "order", "Order", show=False),
@@ -104,6 +109,8 @@ class InspectorKeys(App[None]):
             "follow_exchange",
             "whole",
             "copy",
+            "json_line",
+            "copy_path",
             "export",
             "sessions",
             "order",
@@ -297,6 +304,25 @@ class InspectorKeys(App[None]):
         self.copy_to_clipboard(text)
         seqs = " and ".join(str(m.seq) for m in messages)
         self.notify(f"copied seq {seqs} ({len(text.encode()):,} bytes) to the clipboard", markup=False)
+
+    @cached_property
+    def json_cursor(self) -> JsonCursor:
+        """The cursor on the detail's JSON lines (`l` / `L` / `c`)."""
+        return JsonCursor()
+
+    def action_json_line(self, step: int) -> None:
+        """`l` / `L`: the detail's cursor to the next / previous line of the JSON (`c` copies its path)."""
+        if not self.json_cursor.move(self.query_one(DetailPane), self.message_list.current, step):
+            self.notify("no JSON in the selected message", severity="warning", markup=False)
+
+    def action_copy_path(self) -> None:
+        """`c`: the JSON path of the line under the detail's cursor to the clipboard."""
+        path = self.json_cursor.path(self.query_one(DetailPane), self.message_list.current)
+        if path is None:
+            self.notify("put the cursor on a JSON line first (l / L)", severity="warning", markup=False)
+            return
+        self.copy_to_clipboard(path)
+        self.notify(f"copied {path}", markup=False)
 
     def action_export(self) -> None:
         message = self.message_list.current

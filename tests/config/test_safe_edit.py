@@ -14,17 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.config.test_wrap import PROJECT_MCP, mcpspy, servers_of
+from tests.config.test_wrap import PROJECT_MCP, PROXY, backup_of, environment, mcpspy, servers_of
 
 ENTRIES = {f"s{i}": {"command": "node", "args": [f"s{i}.js"]} for i in range(3)}
 
 
 def start(project: Path, home: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     return subprocess.Popen(
         [sys.executable, "-m", "mcpspy", *args],
         cwd=project,
-        env=env,
+        env=environment(home),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -42,15 +41,16 @@ def test_three_wraps_at_once_keep_every_update(dirs: tuple[Path, Path], round_: 
         _, err = run.communicate(timeout=60)
         assert run.returncode == 0, err
     after = servers_of(path)
-    assert all(after[name]["command"] == "mcpspy" for name in ENTRIES), after
+    assert all(after[name]["command"] == PROXY for name in ENTRIES), after
     assert json.loads(path.read_text())["keep"] == round_
-    assert path.with_name(".mcp.json.mcpspy-backup").read_text() == original  # made once, by the first
-    assert sorted(p.name for p in project.iterdir()) == [".mcp.json", ".mcp.json.mcpspy-backup"]
+    assert backup_of(path, home).read_text() == original  # made once, by the first
+    assert sorted(p.name for p in project.iterdir()) == [".mcp.json"]
     runs = [start(project, home, "unwrap", name) for name in ENTRIES]
     for run in runs:
         _, err = run.communicate(timeout=60)
         assert run.returncode == 0, err
     assert path.read_text() == original and sorted(p.name for p in project.iterdir()) == [".mcp.json"]
+    assert not backup_of(path, home).exists()
 
 
 def test_a_wrap_waits_for_the_edit_lock_and_leaves_no_lock_file(dirs: tuple[Path, Path]) -> None:
@@ -66,7 +66,7 @@ def test_a_wrap_waits_for_the_edit_lock_and_leaves_no_lock_file(dirs: tuple[Path
         lock.unlink()  # the holder's protocol: remove, then let go
     _, err = run.communicate(timeout=60)
     assert run.returncode == 0, err
-    assert servers_of(path)["helpdesk"]["command"] == "mcpspy" and not lock.exists()
+    assert servers_of(path)["helpdesk"]["command"] == PROXY and not lock.exists()
 
 
 def test_a_symlinked_config_is_edited_at_its_target(dirs: tuple[Path, Path]) -> None:
@@ -81,9 +81,11 @@ def test_a_symlinked_config_is_edited_at_its_target(dirs: tuple[Path, Path]) -> 
     done = mcpspy(project, home, "wrap", "helpdesk")
     assert done.returncode == 0, done.stderr
     assert link.is_symlink() and os.readlink(link) == str(target)
-    assert servers_of(target)["helpdesk"]["command"] == "mcpspy"
+    assert servers_of(target)["helpdesk"]["command"] == PROXY
     assert (target.stat().st_mode & 0o777) == 0o640
-    assert (dotfiles / "mcp.json.mcpspy-backup").read_text() == PROJECT_MCP
+    assert backup_of(target, home).read_text() == PROJECT_MCP and backup_of(link, home) == backup_of(
+        target, home
+    )
     assert mcpspy(project, home, "unwrap", "helpdesk").returncode == 0
     assert link.is_symlink() and target.read_text() == PROJECT_MCP
     assert sorted(p.name for p in dotfiles.iterdir()) == ["mcp.json"]
@@ -93,7 +95,8 @@ def test_the_backup_is_never_overwritten_by_a_later_wrap(dirs: tuple[Path, Path]
     project, home = dirs
     path = project / ".mcp.json"
     path.write_text(PROJECT_MCP)
-    backup = project / ".mcp.json.mcpspy-backup"
+    backup = backup_of(path, home)
+    backup.parent.mkdir(parents=True, mode=0o700)
     backup.write_text("the user's older backup\n")
     done = mcpspy(project, home, "wrap", "helpdesk")
     assert done.returncode == 0 and "kept from an earlier wrap" in done.stdout
@@ -108,9 +111,13 @@ def test_a_symlink_where_the_backup_goes_is_not_followed(dirs: tuple[Path, Path]
     (project / ".mcp.json").write_text(PROJECT_MCP)
     victim = home / "victim"
     victim.write_text("untouched\n")
-    (project / ".mcp.json.mcpspy-backup").symlink_to(victim)
+    backup = backup_of(project / ".mcp.json", home)
+    backup.parent.mkdir(parents=True, mode=0o700)
+    backup.symlink_to(victim)
     assert mcpspy(project, home, "wrap", "helpdesk").returncode == 0
     assert victim.read_text() == "untouched\n"
+    assert mcpspy(project, home, "unwrap", "helpdesk").returncode == 0
+    assert victim.read_text() == "untouched\n" and backup.is_symlink()
 
 
 @pytest.mark.parametrize(

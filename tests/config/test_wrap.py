@@ -10,6 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from mcpspy.config.backups import backup_path
+
+#: What wrap writes when run as `python -m mcpspy`: the console script beside the interpreter.
+PROXY = os.path.join(os.path.dirname(sys.executable), "mcpspy")
+
 PROJECT_MCP = """{
     "mcpServers": {
         "helpdesk": {
@@ -53,9 +58,22 @@ CODEX = (
 )
 
 
-def mcpspy(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def environment(home: Path) -> dict[str, str]:
+    """HOME and the XDG dirs under ``home``: configs, backups and sessions all stay in the test's dir."""
     env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
-    env.pop("CODEX_HOME", None)
+    env["XDG_STATE_HOME"] = str(home / ".local" / "state")
+    for name in ("CODEX_HOME", "MCPSPY_HOME"):
+        env.pop(name, None)
+    return env
+
+
+def backup_of(config: Path, home: Path) -> Path:
+    """Where wrap keeps the backup of ``config``: mcpspy's state dir, not beside the config."""
+    return backup_path(Path(os.path.realpath(config)), environment(home))
+
+
+def mcpspy(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = environment(home)
     return subprocess.run(
         [sys.executable, "-m", "mcpspy", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=30
     )
@@ -98,11 +116,14 @@ def test_wrap_changes_only_the_entry_and_unwrap_restores_bytes(
     assert done.returncode == 0, done.stderr
     after = servers_of(path, key)
     old = before["helpdesk"]
-    assert after["helpdesk"] == {**old, "command": "mcpspy", "args": ["--", old["command"], *old["args"]]}  # type: ignore[misc]
+    assert after["helpdesk"] == {**old, "command": PROXY, "args": ["--", old["command"], *old["args"]]}  # type: ignore[misc]
     assert {k: v for k, v in after.items() if k != "helpdesk"} == {
         k: v for k, v in before.items() if k != "helpdesk"
     }
-    assert path.with_name(path.name + ".mcpspy-backup").read_text() == text
+    assert backup_of(path, home).read_text() == text
+    assert f"backup: {backup_of(path, home)}" in done.stdout
+    assert (backup_of(path, home).stat().st_mode & 0o777) == 0o600
+    assert not path.with_name(path.name + ".mcpspy-backup").exists()
 
     listed = mcpspy(project, home, "wrap", "--list")
     assert any("helpdesk" in line and "wrapped" in line for line in listed.stdout.splitlines())
@@ -110,7 +131,7 @@ def test_wrap_changes_only_the_entry_and_unwrap_restores_bytes(
     done = mcpspy(project, home, "unwrap", "helpdesk")
     assert done.returncode == 0, done.stderr
     assert path.read_bytes() == text.encode()
-    assert not path.with_name(path.name + ".mcpspy-backup").exists()
+    assert not backup_of(path, home).exists()
 
 
 def test_indentation_is_kept_and_args_added_when_absent(dirs: tuple[Path, Path]) -> None:
@@ -124,7 +145,7 @@ def test_indentation_is_kept_and_args_added_when_absent(dirs: tuple[Path, Path])
         '            "args": [\n                "--",\n                "node",\n                "server.js",'
         in wrapped
     )
-    assert '"bare": {"command":"mcpspy", "args":["--", "python3"]},' in wrapped
+    assert f'"bare": {{"command":{json.dumps(PROXY)}, "args":["--", "python3"]}},' in wrapped
     assert '"other": [1, 2, {"a": "b"}]' in wrapped
     assert mcpspy(project, home, "unwrap", "bare").returncode == 0
     assert mcpspy(project, home, "unwrap", "helpdesk").returncode == 0
@@ -148,9 +169,9 @@ def test_dry_run_prints_a_diff_and_changes_nothing(dirs: tuple[Path, Path]) -> N
     done = mcpspy(project, home, "wrap", "helpdesk", "--dry-run")
     assert done.returncode == 0
     assert '-            "command": "node",' in done.stdout
-    assert '+            "command": "mcpspy",' in done.stdout
+    assert f'+            "command": {json.dumps(PROXY)},' in done.stdout
     assert path.read_text() == PROJECT_MCP
-    assert not (project / ".mcp.json.mcpspy-backup").exists()
+    assert not backup_of(path, home).exists()
 
 
 @pytest.mark.parametrize(
@@ -158,7 +179,8 @@ def test_dry_run_prints_a_diff_and_changes_nothing(dirs: tuple[Path, Path]) -> N
     [
         (PROJECT_MCP, "web", "HTTP"),
         (PROJECT_MCP, "nosuch", "no server entry named 'nosuch'"),
-        ('{"mcpServers": {"helpdesk": {"command": "node",}}}', "helpdesk", "not valid JSON"),
+        ('{"mcpServers": {"helpdesk": {"command": "node" "x"}}}', "helpdesk", "not valid JSON"),
+        ('{"mcpServers": {"helpdesk": {"command": "node" /* never closed}}}', "helpdesk", "not valid JSON"),
         ('{"mcpServers": {"helpdesk": {"args": ["x"]}}}', "helpdesk", "no command"),
     ],
 )
@@ -172,7 +194,7 @@ def test_errors_exit_2_and_change_nothing(dirs: tuple[Path, Path], text: str, na
         assert says in done.stderr or verb == "unwrap"
         assert done.stdout == ""
         assert path.read_text() == text
-    assert not (project / ".mcp.json.mcpspy-backup").exists()
+    assert not backup_of(path, home).exists()
 
 
 def test_missing_name_is_an_error(dirs: tuple[Path, Path]) -> None:
@@ -191,7 +213,7 @@ def test_codex_prints_a_snippet_and_leaves_the_toml(dirs: tuple[Path, Path]) -> 
         done = mcpspy(project, home, *args)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(
-            '[mcp_servers.helpdesk]\ncommand = "mcpspy"\nargs = ["--", "node", "server.js"]'
+            f'[mcp_servers.helpdesk]\ncommand = {json.dumps(PROXY)}\nargs = ["--", "node", "server.js"]'
         )
         assert '[mcp_servers.helpdesk.env]\nK = "v"' in done.stdout
     assert path.read_text() == CODEX
@@ -221,7 +243,7 @@ def test_claude_code_local_scope_entry_of_this_project(dirs: tuple[Path, Path]) 
     done = mcpspy(project, home, "wrap", "mine")
     assert done.returncode == 0, done.stderr
     entry = json.loads(path.read_text())["projects"][str(project)]["mcpServers"]["mine"]
-    assert entry == {"command": "mcpspy", "args": ["--", "node", "m.js"]}
+    assert entry == {"command": PROXY, "args": ["--", "node", "m.js"]}
     assert mcpspy(project, home, "unwrap", "mine").returncode == 0
     assert path.read_text() == text
 

@@ -1,7 +1,8 @@
 """The bars under the list: `/` filter, `ctrl+f` search, `:` go to a seq.
 
 Each is a ``PromptBar``: checked as you type (what is wrong is said under the
-box, and enter does nothing until it is right), with its own history.
+box, and enter does nothing until it is right), with its own history; the
+filter's and the search's are kept across runs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ class FilterBar(PromptBar[Filter | None]):
     """The filter; None clears it."""
 
     placeholder = FILTER_PLACEHOLDER
+    history_key = "filter"
 
     def check(self, text: str) -> Filter | None:
         if not text.strip():
@@ -31,6 +33,7 @@ class SearchBar(PromptBar[Search | None]):
     """Text to find in the messages (any case); None clears the search."""
 
     placeholder = "search: text to find in the lines (n next, N previous)"
+    history_key = "search"
 
     def check(self, text: str) -> Search | None:
         return Search(text) if text.strip() else None

@@ -1,5 +1,8 @@
 """A one-line prompt under the list: checked as you type, with its own history (up/down).
 
+A bar with a ``history_key`` keeps its history across runs (``HistoryFile``:
+only what was typed and entered, in mcpspy's state dir).
+
 The filter, search and go-to bars are each one of these with a ``check``
 that turns the text into a value or raises ``ValueError`` with the reason.
 What is wrong is said under the box as you type (plain text, never markup),
@@ -21,6 +24,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from mcpspy.terminal import visible_line
+from mcpspy.tui.history_file import HistoryFile
 
 V = TypeVar("V")
 HISTORY = 50  # entries kept per bar
@@ -40,6 +44,7 @@ class PromptBar(Vertical, Generic[V]):
         Binding("down", "history(1)", "Newer", show=False),
     ]
     placeholder = ""
+    history_key: ClassVar[str | None] = None  # the history is kept across runs under this key
 
     @dataclass
     class Entered(Message):
@@ -58,6 +63,10 @@ class PromptBar(Vertical, Generic[V]):
         self.history: list[str] = []
         self._back = 0  # how far back in the history the box is (0: what is being typed)
         self._typed = ""  # what was typed before going back in the history
+
+    def on_mount(self) -> None:
+        if self.history_key is not None:
+            self.history = HistoryFile().load(self.history_key)
 
     def check(self, text: str) -> V:
         """The value ``text`` stands for; raises ValueError saying what is wrong."""
@@ -130,6 +139,8 @@ class PromptBar(Vertical, Generic[V]):
                 self.history.remove(text)
             self.history.append(text)
             del self.history[:-HISTORY]
+            if self.history_key is not None:  # merged with what other runs entered meanwhile
+                self.history = HistoryFile().add(self.history_key, text)[-HISTORY:] or self.history
         self.close()
         self.post_message(self.Entered(self, text, value))
 

@@ -8,6 +8,7 @@ markup, and controls in it are shown as escapes (``mcpspy.terminal``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import ClassVar
@@ -55,6 +56,7 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         self._wrap_width = 0
         self._cache: LRUCache[int, Strip] = LRUCache(500)
         self.highlight: re.Pattern[str] | None = None  # the search: its matches are drawn reversed
+        self.marked: int | None = None  # a line (of those given) drawn reversed: a cursor on it
 
     def set_text(self, text: str, json: bool = False) -> None:
         """Show ``text`` line by line, every control in it (tabs too) shown as an escape."""
@@ -71,6 +73,7 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
     def _show(self, lines: Sequence[str | Text], json: bool) -> None:
         self.json = json
         self._lines = lines
+        self.marked = None
         self._wrap_width = 0
         self.scroll_to(0, 0, animate=False)
         self._rewrap()
@@ -99,6 +102,23 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def line_count(self) -> int:
         return len(self._wrapped)
+
+    @property
+    def given_count(self) -> int:
+        """How many lines the view was given (before wrapping)."""
+        return len(self._lines)
+
+    def mark_line(self, number: int | None) -> None:
+        """Draw given line ``number`` reversed and bring it into view (None: no line)."""
+        self.marked = number
+        self._cache.clear()
+        self.refresh()
+        if number is None or not self._wrapped:
+            return
+        y = bisect.bisect_left(self._wrapped, (number, -1))
+        height = self.scrollable_content_region.height
+        if not round(self.scroll_y) <= y < round(self.scroll_y) + height:
+            self.scroll_to(y=max(y - height // 2, 0), animate=False, force=True)
 
     def _rewrap(self) -> None:
         width = max(self.scrollable_content_region.width, 10)
@@ -157,6 +177,9 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
             if self.highlight is not None and self.highlight.search(line.plain):
                 line = line.copy()
                 line.highlight_regex(self.highlight, style="reverse bold")
+            if self.marked is not None and self._wrapped[index][0] == self.marked:
+                line = line.copy()
+                line.stylize("reverse")
             strip = Strip(line.render(self.app.console)).apply_style(base)
             self._cache[index] = strip
         return strip.crop_extend(0, width, base)
