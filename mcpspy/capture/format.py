@@ -11,6 +11,27 @@ and ``redacted`` says that credentials in it were replaced by markers
 which keys.
 ``t`` is seconds to the nearest microsecond, as orjson writes the float.
 
+Format 1.1: a line longer than ``wire.splitter.PART_AT`` (16 MiB, what the
+analysis parses whole) is not held until its newline: it is recorded as it
+arrives, in parts of about 1 MiB, then its end::
+
+    {"part":1,"t":0.2,"stream":"s2c","text":"{\"jsonrpc\":..."}          no seq yet
+    {"part":2,"t":0.2,"stream":"s2c","b64":"..."}                       text or b64, per part
+    {"seq":9,"t":0.9,"stream":"s2c","text":"...}","parts":2}            the end: seq, and how many parts
+
+A part has no ``seq``: a line is numbered when it ends, as every line is, so
+records of other streams may come between its parts. A reader keeps the
+parts of each stream and joins them to the line record of that stream whose
+``parts`` counts them (``capture.pieces`` keeps at most a head and a tail of
+a line that long). Parts with no end (a ``capture-gap`` dropped it, or the
+proxy was killed) are left out; a capture that ends among them is torn.
+A 1.0 reader reads a 1.1 capture's parts as unreadable records, and its
+ends as their last bytes; a 1.1 reader reads 1.0 captures unchanged.
+
+A ``capture-gap`` lifecycle record says what the proxy dropped rather than
+wait on the disk (``capture.admission``): ``lines``, ``bytes``, the ``first``
+and ``last`` seq lost, and ``parts`` of streamed lines lost.
+
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
 their text, with no dict and no record object per line, byte for byte what
 encoding the record as one dict gives; a long line is
@@ -23,6 +44,7 @@ from __future__ import annotations
 import base64
 import codecs
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -32,15 +54,16 @@ from mcpspy.capture.records import (
     Header,
     LifecycleRecord,
     LineBatch,
+    LinePart,
     LineRecord,
     Record,
     Recorded,
     Stream,
 )
-from mcpspy.capture.redact import Redactor
+from mcpspy.capture.redact import Redactor, StreamedRedaction
 from mcpspy.wire.splitter import LongLine
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 FORMAT_MAJOR = 1
 
 
@@ -132,11 +155,49 @@ def encode_lines(batch: LineBatch, redactor: Redactor | None = None) -> bytes:
     )
 
 
-def encode_batch(batch: LineBatch, redactor: Redactor | None = None) -> Iterator[bytes | memoryview]:
+def _put_data(obj: dict[str, Any], data: bytes, marker: str | None) -> None:
+    """A piece's bytes into a record: as text when UTF-8, else base64; or the marker hiding them."""
+    if marker is not None:
+        obj["text"] = marker
+        obj["redacted"] = True
+        return
+    try:
+        obj["text"] = data.decode()
+    except UnicodeDecodeError:
+        obj["b64"] = base64.b64encode(data).decode("ascii")
+
+
+def encode_part(part: LinePart, streamed: StreamedRedaction | None = None) -> bytes:
+    """A part of a streamed line (see the module's docstring)."""
+    obj: dict[str, Any] = {"part": part.index, "t": to_microsecond(part.t), "stream": part.stream.value}
+    marker = None if streamed is None else streamed.part(part.stream, part.index, part.data)
+    _put_data(obj, part.data, marker)
+    return orjson.dumps(obj) + b"\n"
+
+
+def _encode_streamed_end(batch: LineBatch, line: LongLine, streamed: StreamedRedaction | None) -> bytes:
+    """The line record that ends a streamed line: its last bytes, and how many parts went before."""
+    data = bytes(line)
+    obj: dict[str, Any] = {"seq": batch.first_seq, "t": to_microsecond(batch.t), "stream": batch.stream.value}
+    marker = None if streamed is None else streamed.end(batch.stream, data)
+    _put_data(obj, data, marker)
+    redacted = obj.pop("redacted", False)
+    obj["parts"] = line.parts
+    if not batch.terminated:
+        obj["unterminated"] = True
+    if redacted:
+        obj["redacted"] = True
+    return orjson.dumps(obj) + b"\n"
+
+
+def encode_batch(
+    batch: LineBatch, redactor: Redactor | None = None, streamed: StreamedRedaction | None = None
+) -> Iterator[bytes | memoryview]:
     """The records of any batch; a long line (only ever the first) comes in pieces, lazily.
 
     A long line that may name a credential is joined to be redacted (it is
     held in memory already, as its pieces); one that does not is never copied.
+    The end of a streamed line goes through ``streamed`` (``StreamedRedaction``).
     """
     first = batch.lines[0]
     if not isinstance(first, LongLine):
@@ -144,7 +205,9 @@ def encode_batch(batch: LineBatch, redactor: Redactor | None = None) -> Iterator
         return
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
     t = _time(batch.t)
-    if redactor is not None and redactor.pieces_may_hold_secret(first.pieces):
+    if first.parts:
+        yield _encode_streamed_end(batch, first, streamed)
+    elif redactor is not None and redactor.pieces_may_hold_secret(first.pieces):
         yield _line_record(forms, batch.first_seq, t, bytes(first), redactor)
     else:
         yield from _encode_long_line(forms, batch.first_seq, t, first, batch.terminated)
@@ -203,12 +266,14 @@ def encode_record(record: Record, redactor: Redactor | None = None) -> bytes:
 
 
 def encode_recorded(
-    recorded: Sequence[Recorded], redactor: Redactor | None = None
+    recorded: Sequence[Recorded], redactor: Redactor | None = None, streamed: StreamedRedaction | None = None
 ) -> Iterator[bytes | memoryview]:
     """What the recorder handed out, as capture bytes, in pieces (long lines lazily)."""
     for item in recorded:
         if isinstance(item, LineBatch):
-            yield from encode_batch(item, redactor)
+            yield from encode_batch(item, redactor, streamed)
+        elif isinstance(item, LinePart):
+            yield encode_part(item, streamed)
         else:
             yield encode_lifecycle(item)
 
@@ -295,9 +360,44 @@ def decode_header(line: bytes) -> Header:
 _STREAM_OF = {stream.value: stream for stream in Stream}
 
 
-def decode_record(line: bytes) -> Record:
+@dataclass(frozen=True, slots=True)
+class StreamedEnd:
+    """The record that ends a streamed line: its last bytes, and how many parts went before."""
+
+    record: LineRecord
+    parts: int
+
+
+def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
+    """Any record of a capture line, parts of streamed lines included (readers join them)."""
     try:
         obj = orjson.loads(line)
+        if "part" in obj:
+            text = obj.get("text")
+            data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
+            return LinePart(_STREAM_OF[obj["stream"]], float(obj["t"]), int(obj["part"]), data)
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CaptureFormatError(f"unreadable capture record: {exc}") from None
+    record = _record(obj)
+    if "parts" in obj and isinstance(record, LineRecord):
+        parts = obj["parts"]
+        if type(parts) is not int or parts < 0:
+            raise CaptureFormatError(f"unreadable capture record: parts is {parts!r}")
+        return StreamedEnd(record, parts)
+    return record
+
+
+def decode_record(line: bytes) -> Record:
+    """One record (a streamed line's end comes as its last bytes; a part is refused)."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise CaptureFormatError(f"unreadable capture record: {exc}") from None
+    return _record(obj)
+
+
+def _record(obj: Any) -> Record:
+    try:
         seq = int(obj["seq"])
         t = float(obj["t"])
         if "event" in obj:

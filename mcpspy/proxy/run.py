@@ -92,16 +92,16 @@ def run(config: ProxyConfig) -> int:
     become_subreaper()
     watchdog = Watchdog()
     swept = False
+    status: int | None = None
     try:
         status = trio.run(Proxy(config, session.recording, stderr, watchdog).serve)
         swept = _sweep(stderr, watchdog)
-        session.recording.event(Event.PROXY_STOPPED, code=status)
         return status
     finally:
         if not swept:  # torn down by an exception: still leave nothing behind
             _sweep(stderr, watchdog)
         watchdog.release()
-        session.finish()
+        session.finish(status)  # the end records after every line; proxy-stopped unless torn down
         stderr.close()
 
 
