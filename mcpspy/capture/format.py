@@ -1,6 +1,6 @@
 """The capture file's JSON Lines encoding, one record per line.
 
-    {"format":"1.0","session":...,"started":...,"command":[...],...}   header
+    {"format":"1.1","session":...,"started":...,"command":[...],...}   header
     {"seq":1,"t":0.0012,"stream":"c2s","text":"{...}"}                  a UTF-8 line
     {"seq":2,"t":0.003,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
     {"seq":3,"t":0.01,"event":"server-exited","code":0}                 lifecycle
