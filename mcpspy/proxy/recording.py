@@ -74,7 +74,9 @@ class Recording:
         self._idle = False  # the writer sleeps on ``_wake``
         self._closing = False  # finish: write what is queued, then stop
         self._give_up = False  # finish gave up waiting: drop what is left
+        self._dropped = False  # a capture-gap was recorded
         self._warned = False
+        self._warning: threading.Thread | None = None
         self._observers: list[Observer] = []
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
         self._writer.start()
@@ -100,7 +102,7 @@ class Recording:
             if self._closing:
                 return  # after the end (a client pump still running): nothing more is recorded
             if not self._buffer.calm and self._buffer.gap_due():
-                self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap())
+                self._tell_gap(t)
             self._recorder.hand_in(ticket, stream, t, data)
             self._admit()
 
@@ -136,16 +138,18 @@ class Recording:
             self._recorder.finish(t)
             self._admit()
             if self._buffer.gap:
-                self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap())
+                self._tell_gap(t)
             if code is not None:
                 self._recorder.note(t, Event.PROXY_STOPPED, code=code)
             self._admit()
             self._wake.notify()
-        if self._wait_for_writer():
-            return
-        with self._lock:
-            self._give_up = True  # the writer drops the rest at its next record boundary, then ends
-        self._writer.join(1.0)
+        if not self._wait_for_writer():
+            with self._lock:
+                self._give_up = True  # the writer drops the rest at its next record boundary, then ends
+            self._writer.join(1.0)
+        self._say_dropped()
+        if self._warning is not None:
+            self._warning.join(1.0)  # a stderr nobody reads does not hold the exit for long
 
     def _wait_for_writer(self) -> bool:
         """Whether the writer drained the buffer and closed the capture within the bounds."""
@@ -203,10 +207,15 @@ class Recording:
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
-                self._recorder.note(time.monotonic() - self._t0, Event.CAPTURE_GAP, **self._buffer.take_gap())
+                self._tell_gap(time.monotonic() - self._t0)
                 self._admit()
-                self._say_dropped()
+        self._say_dropped()
         return True
+
+    def _tell_gap(self, t: float, **more: int) -> None:
+        """Under the lock: the gap owed becomes a record, numbered after what is released."""
+        self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap(), **more)
+        self._dropped = True
 
     def _drop_the_rest(self, rest: list[Recorded]) -> None:
         """The drain was given up on: the lines left are dropped and counted; the gap ends the capture."""
@@ -215,19 +224,20 @@ class Recording:
             self._buffer.queue[:0] = rest
             kept = self._buffer.abandon()
             if self._buffer.gap:
-                t = time.monotonic() - self._t0
-                self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap(), at_exit=1)
+                self._tell_gap(time.monotonic() - self._t0, at_exit=1)
                 kept += self._recorder.take_due()
         self.capture.write_recorded(kept)
         self._say_dropped()
 
     def _say_dropped(self) -> None:
         """Once a session: records were dropped (said on a thread of its own: stderr may be stalled too)."""
-        if self._warned or self._warn is None:
-            return
-        self._warned = True
+        with self._lock:
+            if not self._dropped or self._warned or self._warn is None:
+                return
+            self._warned = True
         message = (
             f"mcpspy: the capture {self.capture.path} fell behind (a slow or stalled disk); "
             "records were dropped to keep forwarding, and the capture says where (capture-gap)"
         )
-        threading.Thread(target=self._warn, args=(message,), name="mcpspy-warn", daemon=True).start()
+        self._warning = threading.Thread(target=self._warn, args=(message,), name="mcpspy-warn", daemon=True)
+        self._warning.start()
