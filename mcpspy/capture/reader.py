@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, StreamedEnd, decode_entry, decode_header
-from mcpspy.capture.pieces import Joiner
+from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LinePart, LineRecord, Record, Stream
 
 READ_SIZE = 1 << 20
@@ -29,8 +29,9 @@ READ_SIZE = 1 << 20
 class CaptureReader:
     """Incremental reader of one capture file."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], keep: int = KEEP) -> None:
         self.path = Path(path)
+        self._keep = keep  # what is kept of a streamed line (``capture.pieces``)
         self.header: Header | None = None
         self.problems: list[str] = []  # unreadable lines, each said once
         self._fd = os.open(self.path, os.O_RDONLY)
@@ -125,13 +126,13 @@ class CaptureReader:
         if joiner is None or part.index != last + 1:
             if part.index != 1:
                 return  # the line lost its start: its parts are dropped until a new line
-            joiner = Joiner()
+            joiner = Joiner(self._keep)
         joiner.add(part.data)
         self._streaming[part.stream] = (joiner, part.index)
 
     def _joined(self, end: StreamedEnd) -> LineRecord:
         record = end.record
-        joiner, last = self._streaming.pop(record.stream, (Joiner(), 0))
+        joiner, last = self._streaming.pop(record.stream, (Joiner(self._keep), 0))
         if last != end.parts:
             self.problems.append(
                 f"line {self._line_no}: seq {record.seq} ends a line of {end.parts} parts, "

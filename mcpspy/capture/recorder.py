@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from mcpspy.capture.pieces import Joiner
+from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.records import Event, LifecycleRecord, LineBatch, LinePart, Recorded, Stream
-from mcpspy.wire.splitter import PART_SIZE, LineData, LineSplitter, LongLine
+from mcpspy.wire.splitter import PART_AT, PART_SIZE, LineData, LineSplitter, LongLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,14 +39,15 @@ class _Lifecycle:
 
 
 class Recorder:
-    def __init__(self) -> None:
+    def __init__(self, part_at: int = PART_AT, part_size: int = PART_SIZE) -> None:
         self._next_ticket = 0  # the first ticket not released yet
         self._held: dict[int, _Chunk | _Lifecycle] = {}  # handed in ahead of their turn
-        self._splitters = {stream: LineSplitter() for stream in Stream}
+        self._splitters = {stream: LineSplitter(part_at, part_size) for stream in Stream}
         self._seq = 0
         self._due: list[Recorded] = []
         self.released = 0  # bytes of chunks released so far (what the buffer charges)
         self.keep_edges = False  # give a streamed line's end its head and tail (live views want them)
+        self.keep = KEEP  # what the edges keep (``capture.pieces``)
         self._edges: dict[Stream, Joiner] = {}
 
     def hand_in(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
@@ -117,13 +118,13 @@ class Recorder:
                 lines = [self._ended(stream, first), *lines[1:]]
             self._due.append(LineBatch(self._seq + 1, t, stream, lines))
             self._seq += len(lines)
-        if splitter.pending >= PART_SIZE:
+        if splitter.pending >= splitter.part_size:
             self._take_parts(splitter, stream, t)
 
     def _take_parts(self, splitter: LineSplitter, stream: Stream, t: float) -> None:
         parts = splitter.take_parts()
         index = splitter.parts_taken - len(parts)
-        joiner = self._edges.setdefault(stream, Joiner()) if self.keep_edges else None
+        joiner = self._edges.setdefault(stream, Joiner(self.keep)) if self.keep_edges else None
         for part in parts:
             index += 1
             self._due.append(LinePart(stream, t, index, part))

@@ -78,12 +78,14 @@ class LineSplitter:
     A ``\\r`` before a newline stays in the line; the newline itself does not.
     """
 
-    __slots__ = ("_held", "_held_size", "_parts")
+    __slots__ = ("_held", "_held_size", "_part_at", "_parts", "part_size")
 
-    def __init__(self) -> None:
+    def __init__(self, part_at: int = PART_AT, part_size: int = PART_SIZE) -> None:
         self._held: list[bytes] = []  # pieces of the unfinished line: no newline in them
         self._held_size = 0
         self._parts = 0  # parts of the unfinished line already taken out
+        self._part_at = part_at
+        self.part_size = part_size
 
     @property
     def pending(self) -> int:
@@ -117,7 +119,8 @@ class LineSplitter:
         Nothing until the line passes ``PART_AT``; then every whole part held.
         Pieces are let go as they are regrouped: memory never holds the line twice.
         """
-        limit = PART_SIZE if self._parts else PART_AT
+        size = self.part_size
+        limit = size if self._parts else self._part_at
         if self._held_size < limit:
             return []
         pieces, self._held = self._held, []
@@ -128,9 +131,9 @@ class LineSplitter:
             pieces[i] = b""
             acc.append(piece)
             acc_size += len(piece)
-            while acc_size >= PART_SIZE:
+            while acc_size >= size:
                 data = acc[0] if len(acc) == 1 else b"".join(acc)
-                cut = utf8_cut(data, PART_SIZE)
+                cut = utf8_cut(data, size)
                 parts.append(data[:cut])
                 rest = data[cut:]
                 acc, acc_size = ([rest] if rest else []), len(rest)
