@@ -202,8 +202,11 @@ class Recording:
                 return False
             part = taken[start : start + WRITE_SLICE]
             self.capture.write_recorded(part)
-            for observer in self._observers:
-                observer(part)
+            for observer in list(self._observers):
+                try:
+                    observer(part)
+                except Exception:  # an observer that fails is let go: the capture goes on
+                    self._observers.remove(observer)
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
