@@ -46,6 +46,7 @@ FINISH_DEADLINE = 20.0
 #: ...and how long it may make none (a disk that hangs) before it is given up on.
 FINISH_STALL = 5.0
 FINISH_POLL = 0.005
+COALESCE = 0.001  # how long the writer, woken from idle, lets the traffic go first
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
 
 Observer = Callable[[Sequence[Recorded]], None]
@@ -189,12 +190,20 @@ class Recording:
 
     def _write_next(self) -> bool:
         with self._lock:
+            woken = False
             while not self._buffer.queue and not self._closing:
-                self._idle = True
+                self._idle = woken = True
                 self._wake.wait()
                 self._idle = False
+            closing = self._closing
+        if woken and not closing:
+            # Woken from idle by a hand-in: let the exchange it began finish first. A reply
+            # comes within ~0.3 ms, and its pump would otherwise wait for this thread's GIL
+            # (added p50 on the reference machine: see BENCHMARKS.md, issue 15).
+            time.sleep(COALESCE)
+        with self._lock:
             if not self._buffer.queue:
-                return False  # closing, and everything is written
+                return not self._closing  # closing, and everything is written
             taken = self._buffer.take()
         for start in range(0, len(taken), WRITE_SLICE):
             if self._give_up:
