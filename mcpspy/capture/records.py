@@ -128,6 +128,6 @@ def as_records(recorded: Sequence[Recorded]) -> list[Record]:
     for item in recorded:
         if isinstance(item, LineBatch):
             out += item.records()
-        elif isinstance(item, LifecycleRecord):
-            out.append(item)
+        elif not isinstance(item, LinePart):
+            out.append(item)  # a lifecycle record (or a Record some caller already made)
     return out
