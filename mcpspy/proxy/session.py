@@ -113,6 +113,7 @@ def _open_log(target: str, stderr: SharedStderr) -> Callable[[list[Record]], Non
 
 
 LOG_LIMIT = 16 << 20  # bytes of records waiting for --log: a few seconds of heavy traffic
+STALLED_WAIT = 1.0  # at exit, how long --log may take in nothing (nobody reads it) before it is left
 
 
 class SinkThread:
@@ -138,6 +139,7 @@ class SinkThread:
         self._queued = 0
         self.skipped = 0  # records dropped and not yet said
         self.skipped_total = 0
+        self.taken = 0  # batches the sink has taken in (how close tells a slow sink from a stuck one)
         self._ready = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="mcpspy-sink", daemon=True)
         self._thread.start()
@@ -155,11 +157,18 @@ class SinkThread:
             self._ready.notify()
 
     def close(self, timeout: float = FINISH_WAIT) -> None:
-        """Let the sink take in everything queued, then stop its thread."""
+        """Let the sink take in everything queued, then stop its thread (soon, if its output is stalled)."""
         with self._ready:
             self._queue.append(None)
             self._ready.notify()
-        self._thread.join(timeout)
+        until = time.monotonic() + timeout
+        progress, since = self.taken, time.monotonic()
+        while self._thread.is_alive() and time.monotonic() < until:
+            self._thread.join(0.05)
+            if self.taken != progress:
+                progress, since = self.taken, time.monotonic()
+            elif time.monotonic() - since > STALLED_WAIT:
+                return  # stuck in a write nobody reads: its thread dies with the process
 
     def _run(self) -> None:
         while True:
@@ -178,6 +187,7 @@ class SinkThread:
             finally:
                 with self._ready:
                     self._queued -= cost
+                    self.taken += 1
 
 
 def _count(item: Recorded) -> int:

@@ -106,3 +106,25 @@ def test_log_to_a_stderr_nobody_reads_never_stalls_forwarding(tmp_path: Path) ->
     records = read_capture(capture).records  # the capture itself is whole: the disk kept up
     assert sum(isinstance(r, LineRecord) for r in records) == 2 * LINES
     assert not any(isinstance(r, LifecycleRecord) and r.event is Event.CAPTURE_GAP for r in records)
+
+
+def test_a_stderr_nobody_reads_never_holds_the_exit(tmp_path: Path) -> None:
+    """The client closes stdin and waits, never reading stderr: mcpspy still exits, with the server's code."""
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(tmp_path / "c.jsonl"), "--log", "-", "--", "cat"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,  # never read
+    )
+    try:
+        assert feed_and_read(proc) == PAYLOAD
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0  # a --log line stuck in fd 2 is left behind, not waited for
+    finally:
+        proc.kill()
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        proc.stderr.close()
+    records = read_capture(tmp_path / "c.jsonl").records
+    assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
