@@ -171,7 +171,8 @@ def proxy_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="-",
         metavar="FILE",
-        help="one line per message as it passes, to FILE or (with no FILE, or -) to stderr",
+        help="one line per message as it passes, to FILE or (with no FILE, or -) to stderr; "
+        "never holds up forwarding: while nobody reads it, messages are skipped and counted",
     )
     p.add_argument(
         "--otlp-endpoint",

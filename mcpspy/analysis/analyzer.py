@@ -28,6 +28,7 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rules.capabilities import Capabilities
+from mcpspy.analysis.rules.capture_integrity import CaptureIntegrity
 from mcpspy.analysis.rules.envelope import Envelope
 from mcpspy.analysis.rules.framing import Framing, classify_line
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -95,6 +96,7 @@ class Analyzer:
         self._logging = Logging(out)
         self._shapes = Shapes(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
+        self._capture = CaptureIntegrity(out)  # what the capture says it lost
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
         # The messages of requests that may still be answered, by seq (what a reply is checked with).
@@ -156,6 +158,7 @@ class Analyzer:
                 self.lifecycle.append(seen)
             self._out.events.append(seen)
             self._lifecycle.event(record)
+            self._capture.event(record)
             return self._out.events
         return self.feed_read(*read_line(record))
 

@@ -96,3 +96,6 @@ class RuleId(enum.StrEnum):
     # ~~
     # ~~
     # capture integrity: gaps and torn lines (issue 15)
+    # rules/capture_integrity.py
+    CAPTURE_GAP = "capture.gap"
+    CAPTURE_TORN_LINE = "capture.torn-line"

@@ -1,6 +1,6 @@
 """The capture file's JSON Lines encoding, one record per line.
 
-    {"format":"1.0","session":...,"started":...,"command":[...],...}   header
+    {"format":"1.1","session":...,"started":...,"command":[...],...}   header
     {"seq":1,"t":0.0012,"stream":"c2s","text":"{...}"}                  a UTF-8 line
     {"seq":2,"t":0.003,"stream":"s2c","b64":"/w==","unterminated":true}  exact bytes
     {"seq":3,"t":0.01,"event":"server-exited","code":0}                 lifecycle
@@ -10,6 +10,27 @@ and ``redacted`` says that credentials in it were replaced by markers
 (``capture.redact``) before it was stored: the header's ``redaction`` says
 which keys.
 ``t`` is seconds to the nearest microsecond, as orjson writes the float.
+
+Format 1.1: a line longer than ``wire.splitter.PART_AT`` (16 MiB, what the
+analysis parses whole) is not held until its newline: it is recorded as it
+arrives, in parts of about 1 MiB, then its end::
+
+    {"part":1,"t":0.2,"stream":"s2c","text":"{\"jsonrpc\":..."}          no seq yet
+    {"part":2,"t":0.2,"stream":"s2c","b64":"..."}                       text or b64, per part
+    {"seq":9,"t":0.9,"stream":"s2c","text":"...}","parts":2}            the end: seq, and how many parts
+
+A part has no ``seq``: a line is numbered when it ends, as every line is, so
+records of other streams may come between its parts. A reader keeps the
+parts of each stream and joins them to the line record of that stream whose
+``parts`` counts them (``capture.pieces`` keeps at most a head and a tail of
+a line that long). Parts with no end (a ``capture-gap`` dropped it, or the
+proxy was killed) are left out; a capture that ends among them is torn.
+A 1.0 reader reads a 1.1 capture's parts as unreadable records, and its
+ends as their last bytes; a 1.1 reader reads 1.0 captures unchanged.
+
+A ``capture-gap`` lifecycle record says what the proxy dropped rather than
+wait on the disk (``capture.admission``): ``lines``, ``bytes``, the ``first``
+and ``last`` seq lost, and ``parts`` of streamed lines lost.
 
 Line records, the hot path, are formatted as bytes around ``orjson.dumps`` of
 their text, with no dict and no record object per line, byte for byte what
@@ -22,47 +43,51 @@ from __future__ import annotations
 
 import base64
 import codecs
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from mcpspy.capture.header_format import (  # the header's encoding, kept apart: re-exported here
+    FORMAT_MAJOR,
+    FORMAT_VERSION,
+    CaptureFormatError,
+    check_version,
+    decode_header,
+    encode_header,
+)
 from mcpspy.capture.records import (
     Event,
-    Header,
     LifecycleRecord,
     LineBatch,
+    LinePart,
     LineRecord,
     Record,
     Recorded,
     Stream,
 )
-from mcpspy.capture.redact import Redactor
+from mcpspy.capture.redact import Redactor, StreamedRedaction
 from mcpspy.wire.splitter import LongLine
 
-FORMAT_VERSION = "1.0"
-FORMAT_MAJOR = 1
-
-
-class CaptureFormatError(ValueError):
-    """A capture line that is not a record this version can read."""
-
-
-def encode_header(header: Header, redaction: dict[str, object] | None = None) -> bytes:
-    """The header line; ``redaction`` is the policy in force (``RedactionPolicy.header``)."""
-    obj: dict[str, object] = {
-        "format": header.format,
-        "session": header.session,
-        "started": header.started,
-        "command": list(header.command),
-        "name": header.name,
-        "cwd": header.cwd,
-        "mcpspy": header.mcpspy,
-        "pid": header.pid,
-    }
-    if redaction is not None:
-        obj["redaction"] = redaction
-    return orjson.dumps(obj) + b"\n"
+__all__ = [
+    "FORMAT_MAJOR",
+    "FORMAT_VERSION",
+    "CaptureFormatError",
+    "StreamedEnd",
+    "check_version",
+    "decode_entry",
+    "decode_header",
+    "decode_record",
+    "encode_batch",
+    "encode_header",
+    "encode_lifecycle",
+    "encode_line",
+    "encode_lines",
+    "encode_part",
+    "encode_record",
+    "encode_recorded",
+]
 
 
 class _Forms:
@@ -132,11 +157,49 @@ def encode_lines(batch: LineBatch, redactor: Redactor | None = None) -> bytes:
     )
 
 
-def encode_batch(batch: LineBatch, redactor: Redactor | None = None) -> Iterator[bytes | memoryview]:
+def _put_data(obj: dict[str, Any], data: bytes, marker: str | None) -> None:
+    """A piece's bytes into a record: as text when UTF-8, else base64; or the marker hiding them."""
+    if marker is not None:
+        obj["text"] = marker
+        obj["redacted"] = True
+        return
+    try:
+        obj["text"] = data.decode()
+    except UnicodeDecodeError:
+        obj["b64"] = base64.b64encode(data).decode("ascii")
+
+
+def encode_part(part: LinePart, streamed: StreamedRedaction | None = None) -> bytes:
+    """A part of a streamed line (see the module's docstring)."""
+    obj: dict[str, Any] = {"part": part.index, "t": to_microsecond(part.t), "stream": part.stream.value}
+    marker = None if streamed is None else streamed.part(part.stream, part.index, part.data)
+    _put_data(obj, part.data, marker)
+    return orjson.dumps(obj) + b"\n"
+
+
+def _encode_streamed_end(batch: LineBatch, line: LongLine, streamed: StreamedRedaction | None) -> bytes:
+    """The line record that ends a streamed line: its last bytes, and how many parts went before."""
+    data = bytes(line)
+    obj: dict[str, Any] = {"seq": batch.first_seq, "t": to_microsecond(batch.t), "stream": batch.stream.value}
+    marker = None if streamed is None else streamed.end(batch.stream, data)
+    _put_data(obj, data, marker)
+    redacted = obj.pop("redacted", False)
+    obj["parts"] = line.parts
+    if not batch.terminated:
+        obj["unterminated"] = True
+    if redacted:
+        obj["redacted"] = True
+    return orjson.dumps(obj) + b"\n"
+
+
+def encode_batch(
+    batch: LineBatch, redactor: Redactor | None = None, streamed: StreamedRedaction | None = None
+) -> Iterator[bytes | memoryview]:
     """The records of any batch; a long line (only ever the first) comes in pieces, lazily.
 
     A long line that may name a credential is joined to be redacted (it is
     held in memory already, as its pieces); one that does not is never copied.
+    The end of a streamed line goes through ``streamed`` (``StreamedRedaction``).
     """
     first = batch.lines[0]
     if not isinstance(first, LongLine):
@@ -144,7 +207,9 @@ def encode_batch(batch: LineBatch, redactor: Redactor | None = None) -> Iterator
         return
     forms = (_FORMS if batch.terminated else _FORMS_UNTERMINATED)[batch.stream]
     t = _time(batch.t)
-    if redactor is not None and redactor.pieces_may_hold_secret(first.pieces):
+    if first.parts:
+        yield _encode_streamed_end(batch, first, streamed)
+    elif redactor is not None and redactor.pieces_may_hold_secret(first.pieces):
         yield _line_record(forms, batch.first_seq, t, bytes(first), redactor)
     else:
         yield from _encode_long_line(forms, batch.first_seq, t, first, batch.terminated)
@@ -203,101 +268,59 @@ def encode_record(record: Record, redactor: Redactor | None = None) -> bytes:
 
 
 def encode_recorded(
-    recorded: Sequence[Recorded], redactor: Redactor | None = None
+    recorded: Sequence[Recorded], redactor: Redactor | None = None, streamed: StreamedRedaction | None = None
 ) -> Iterator[bytes | memoryview]:
     """What the recorder handed out, as capture bytes, in pieces (long lines lazily)."""
     for item in recorded:
         if isinstance(item, LineBatch):
-            yield from encode_batch(item, redactor)
+            yield from encode_batch(item, redactor, streamed)
+        elif isinstance(item, LinePart):
+            yield encode_part(item, streamed)
         else:
             yield encode_lifecycle(item)
-
-
-def check_version(version: object) -> None:
-    """Refuse a capture written by a newer major format than this reader knows."""
-    if not isinstance(version, str):
-        raise CaptureFormatError("not an mcpspy capture: the header has no format version")
-    major, _, _ = version.partition(".")
-    if not major.isdigit():
-        raise CaptureFormatError(f"not an mcpspy capture: format version {version!r}")
-    if int(major) > FORMAT_MAJOR:
-        raise CaptureFormatError(
-            f"this capture uses format {version}, newer than this mcpspy reads "
-            f"({FORMAT_VERSION}); upgrade mcpspy to read it"
-        )
-
-
-PID_MAX = 2**31 - 1  # pid_t
-
-
-def _is_string(value: object) -> bool:
-    return isinstance(value, str)
-
-
-def _is_strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(a, str) for a in value)
-
-
-def _is_pid(value: object) -> bool:
-    return type(value) is int and 0 <= value <= PID_MAX
-
-
-def _is_redaction(value: object) -> bool:
-    if not isinstance(value, dict):
-        return False
-    return isinstance(value.get("enabled"), bool) and _is_strings(value.get("keys"))
-
-
-#: What each header field must be, when present (``format`` and ``session`` must be).
-_HEADER_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "session": (_is_string, "a string"),
-    "started": (_is_string, "a string"),
-    "command": (_is_strings, "an array of strings"),
-    "name": (_is_string, "a string"),
-    "cwd": (_is_string, "a string"),
-    "mcpspy": (_is_string, "a string"),
-    "pid": (_is_pid, f"a process id (0 to {PID_MAX})"),
-    "redaction": (_is_redaction, 'a redaction policy ({"enabled": bool, "keys": [string]})'),
-}
-
-
-def _json_type(value: object) -> str:
-    if type(value) is int:
-        return f"{value}"
-    names = {str: "a string", bool: "true or false", float: "a number", dict: "an object", list: "an array"}
-    return names.get(type(value), "null")
-
-
-def decode_header(line: bytes) -> Header:
-    """The header, every field of the type it must have; CaptureFormatError says which is not."""
-    try:
-        obj = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise CaptureFormatError(f"not an mcpspy capture: the first line is not JSON ({exc})") from None
-    if not isinstance(obj, dict) or "session" not in obj:
-        raise CaptureFormatError("not an mcpspy capture: the first line is not a header")
-    check_version(obj.get("format"))
-    for key, (valid, what) in _HEADER_FIELDS.items():
-        if key in obj and not valid(obj[key]):
-            raise CaptureFormatError(f'bad capture header: "{key}" is {_json_type(obj[key])}, not {what}')
-    return Header(
-        format=obj["format"],
-        session=obj["session"],
-        started=obj.get("started", ""),
-        command=tuple(obj.get("command", ())),
-        name=obj.get("name", ""),
-        cwd=obj.get("cwd", ""),
-        mcpspy=obj.get("mcpspy", ""),
-        pid=obj.get("pid", 0),
-    )
 
 
 _STREAM_OF = {stream.value: stream for stream in Stream}
 
 
-def decode_record(line: bytes) -> Record:
+@dataclass(frozen=True, slots=True)
+class StreamedEnd:
+    """The record that ends a streamed line: its last bytes, and how many parts went before."""
+
+    record: LineRecord
+    parts: int
+
+
+def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
+    """Any record of a capture line, parts of streamed lines included (readers join them)."""
     try:
         obj = orjson.loads(line)
+        if "part" in obj:
+            text = obj.get("text")
+            data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
+            return LinePart(_STREAM_OF[obj["stream"]], float(obj["t"]), int(obj["part"]), data)
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CaptureFormatError(f"unreadable capture record: {exc}") from None
+    record = _record(obj)
+    if "parts" in obj and isinstance(record, LineRecord):
+        parts = obj["parts"]
+        if type(parts) is not int or parts < 0:
+            raise CaptureFormatError(f"unreadable capture record: parts is {parts!r}")
+        return StreamedEnd(record, parts)
+    return record
+
+
+def decode_record(line: bytes) -> Record:
+    """One record (a streamed line's end comes as its last bytes; a part is refused)."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise CaptureFormatError(f"unreadable capture record: {exc}") from None
+    return _record(obj)
+
+
+def _record(obj: Any) -> Record:
+    try:
         seq = int(obj["seq"])
         t = float(obj["t"])
         if "event" in obj:

@@ -101,7 +101,11 @@ def open_capture(path: Path, overwrite: bool = False) -> int:
 
     Raises CaptureRefused for a symlink, or for an existing file unless
     ``overwrite`` is given and it is a regular file of the user's with no
-    other hard link; that one is emptied and made 0600. Any other failure
+    other hard link; that one is emptied and made 0600. A FIFO of the user's
+    that no one else may open (mode 0600) is written to as it is: it replaces
+    nothing, and streams the capture to whoever reads it (a reader that stalls
+    gets ``capture-gap``s, never a stalled proxy); with no reader, opening it
+    fails (ENXIO) and forwarding goes on without a capture. Any other failure
     (a missing directory, no permission) is an OSError.
     """
     try:
@@ -115,7 +119,9 @@ def open_capture(path: Path, overwrite: bool = False) -> int:
             return open_capture(path, overwrite)
         os.fchmod(fd, FILE_MODE)
         return fd
-    _check_existing(path, before, overwrite)
+    fifo = _private_fifo(path, before)
+    if not fifo:
+        _check_existing(path, before, overwrite)
     flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO must not block
     try:
         fd = os.open(path, flags)
@@ -127,14 +133,26 @@ def open_capture(path: Path, overwrite: bool = False) -> int:
         now = os.fstat(fd)
         if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
             raise CaptureRefused(f"--capture {path} was replaced while mcpspy opened it")
-        _check_existing(path, now, overwrite)
         os.set_blocking(fd, True)
+        if fifo:
+            _private_fifo(path, now)
+            return fd
+        _check_existing(path, now, overwrite)
         os.ftruncate(fd, 0)
         os.fchmod(fd, FILE_MODE)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _private_fifo(path: Path, st: os.stat_result) -> bool:
+    """Whether ``st`` is a FIFO of the user's that only they may open; refused if others may."""
+    if not stat.S_ISFIFO(st.st_mode):
+        return False
+    if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        raise CaptureRefused(f"--capture {path} is a FIFO others may open (make it yours and 0600)")
+    return True
 
 
 def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:

@@ -2,7 +2,15 @@
 
 ``CaptureReader.poll`` returns the records that have landed since the last
 call and holds back a last line whose newline has not been written yet, in the
-way toolong follows a growing log: read from the offset, never re-read.
+way toolong follows a growing log: read from the offset, never re-read, a
+slice at a time (memory holds one record line, never the file).
+
+Streamed lines (format 1.1, ``capture.format``) are joined here: their parts
+wait per stream until the line record that ends them, and a line longer than
+``capture.pieces.KEEP`` keeps only its head and tail. Parts whose end never
+comes (a ``capture-gap`` dropped it) are let go when the stream's next line
+ends. When the writer is gone, ``ending`` says whether the capture was cut
+inside a record: a ``capture-torn`` record for the analysis to note.
 """
 
 from __future__ import annotations
@@ -11,8 +19,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpspy.capture.format import CaptureFormatError, decode_header, decode_record
-from mcpspy.capture.records import Header, Record
+from mcpspy.capture.format import CaptureFormatError, StreamedEnd, decode_entry, decode_header
+from mcpspy.capture.pieces import KEEP, Joiner
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LinePart, LineRecord, Record, Stream
 
 READ_SIZE = 1 << 20
 
@@ -20,13 +29,17 @@ READ_SIZE = 1 << 20
 class CaptureReader:
     """Incremental reader of one capture file."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], keep: int = KEEP) -> None:
         self.path = Path(path)
+        self._keep = keep  # what is kept of a streamed line (``capture.pieces``)
         self.header: Header | None = None
         self.problems: list[str] = []  # unreadable lines, each said once
         self._fd = os.open(self.path, os.O_RDONLY)
-        self._held = b""
+        self._held: list[bytes] = []  # the start of a record line whose newline is not read yet
+        self._held_size = 0
         self._line_no = 0
+        self._streaming: dict[Stream, tuple[Joiner, int]] = {}  # parts so far, and the last index
+        self._last: tuple[int, float] = (0, 0.0)  # the last record's seq and time
         self.at_end = False  # the last poll read up to the end of what the file held
 
     def close(self) -> None:
@@ -42,12 +55,12 @@ class CaptureReader:
 
     @property
     def held_bytes(self) -> int:
-        """Bytes of a last line with no newline yet: truncated, if the writer is gone."""
-        return len(self._held)
+        """Bytes of a line not complete yet (a record without its newline, a streamed line's parts)."""
+        return self._held_size + sum(joiner.size for joiner, _ in self._streaming.values())
 
     def poll(self, max_bytes: int | None = None) -> list[Record]:
         """Records completed since the last poll. Raises CaptureFormatError on a bad header."""
-        chunks = [self._held]
+        records: list[Record] = []
         budget = max_bytes
         self.at_end = False
         while budget is None or budget > 0:
@@ -56,17 +69,37 @@ class CaptureReader:
             if not chunk:
                 self.at_end = True
                 break
-            chunks.append(chunk)
             if budget is not None:
                 budget -= len(chunk)
-        data = b"".join(chunks)
-        end = data.rfind(b"\n")
-        if end == -1:
-            self._held = data
+            self._take(chunk, records)
+        return records
+
+    def ending(self) -> list[Record]:
+        """The writer is gone: a ``capture-torn`` record if the capture ends inside a record."""
+        torn = self.held_bytes
+        if not torn:
             return []
-        self._held = data[end + 1 :]
-        records: list[Record] = []
-        for raw in data[:end].split(b"\n"):
+        seq, t = self._last
+        return [LifecycleRecord(seq + 1, t, Event.CAPTURE_TORN, {"bytes": torn})]
+
+    def _take(self, chunk: bytes, records: list[Record]) -> None:
+        end = chunk.rfind(b"\n")
+        if end == -1:
+            self._held.append(chunk)
+            self._held_size += len(chunk)
+            return
+        lines = chunk[:end]
+        if self._held:
+            self._held.append(lines)
+            lines = b"".join(self._held)
+            self._held, self._held_size = [], 0
+        self._lines(lines.split(b"\n"), records)
+        tail = chunk[end + 1 :]
+        if tail:
+            self._held, self._held_size = [tail], len(tail)
+
+    def _lines(self, raws: list[bytes], records: list[Record]) -> None:
+        for raw in raws:
             self._line_no += 1
             if self.header is None:
                 self.header = decode_header(raw)
@@ -74,10 +107,39 @@ class CaptureReader:
             if not raw.strip():
                 continue
             try:
-                records.append(decode_record(raw))
+                entry = decode_entry(raw)
             except CaptureFormatError as exc:
                 self.problems.append(f"line {self._line_no}: {exc}")
-        return records
+                continue
+            if isinstance(entry, LinePart):
+                self._part(entry)
+                continue
+            if isinstance(entry, StreamedEnd):
+                entry = self._joined(entry)
+            elif isinstance(entry, LineRecord) and entry.stream in self._streaming:
+                del self._streaming[entry.stream]  # parts whose end was dropped (a capture-gap says so)
+            records.append(entry)
+            self._last = (entry.seq, entry.t)
+
+    def _part(self, part: LinePart) -> None:
+        joiner, last = self._streaming.get(part.stream, (None, 0))
+        if joiner is None or part.index != last + 1:
+            if part.index != 1:
+                return  # the line lost its start: its parts are dropped until a new line
+            joiner = Joiner(self._keep)
+        joiner.add(part.data)
+        self._streaming[part.stream] = (joiner, part.index)
+
+    def _joined(self, end: StreamedEnd) -> LineRecord:
+        record = end.record
+        joiner, last = self._streaming.pop(record.stream, (Joiner(self._keep), 0))
+        if last != end.parts:
+            self.problems.append(
+                f"line {self._line_no}: seq {record.seq} ends a line of {end.parts} parts, "
+                f"{last} of them read: the line is incomplete"
+            )
+        joiner.add(record.data)
+        return LineRecord(record.seq, record.t, record.stream, joiner.result(), record.terminated)
 
 
 @dataclass
@@ -90,7 +152,7 @@ class Capture:
 
 
 def read_capture(path: str | os.PathLike[str]) -> Capture:
-    """Read everything readable; a torn last line becomes a problem note, not an error."""
+    """Read everything readable; a torn last line becomes a problem note and a ``capture-torn`` record."""
     with CaptureReader(path) as reader:
         records = reader.poll()
         if reader.header is None:
@@ -101,4 +163,5 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
                 f"the last line ({reader.held_bytes} bytes) is truncated: "
                 "the proxy was stopped while writing it"
             )
+        records += reader.ending()
         return Capture(reader.header, records, problems)

@@ -33,6 +33,8 @@ class Event(enum.Enum):
     SERVER_EXITED = "server-exited"  # code, or signal
     CLIENT_GONE = "client-gone"  # writing to the client's stdout failed
     PROXY_STOPPED = "proxy-stopped"  # exit code of mcpspy
+    CAPTURE_GAP = "capture-gap"  # records dropped to keep forwarding: lines, bytes, first, last, parts
+    CAPTURE_TORN = "capture-torn"  # never written: a reader's note that the capture ends inside a record
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,20 @@ class LifecycleRecord:
 Record = LineRecord | LifecycleRecord
 
 
+@dataclass(frozen=True, slots=True)
+class LinePart:
+    """A piece of a line still open, recorded before the line ends (``wire.splitter.PART_AT``).
+
+    It has no seq: the line gets its seq when it ends, like every line. Readers
+    join the parts of a stream to the line record that ends them.
+    """
+
+    stream: Stream
+    t: float
+    index: int  # 1, 2, ... within its line
+    data: bytes
+
+
 @dataclass(slots=True)  # not frozen: made once a chunk recorded, where frozen costs 25% more (callgrind)
 class LineBatch:
     """The line records one chunk completed: one stream, one time, seqs from ``first_seq`` on.
@@ -102,15 +118,16 @@ class LineBatch:
         ]
 
 
-#: What the recorder hands out: runs of line records, and lifecycle records.
-Recorded = LineBatch | LifecycleRecord
+#: What the recorder hands out: runs of line records, lifecycle records, and parts of long lines.
+Recorded = LineBatch | LifecycleRecord | LinePart
 
 
 def as_records(recorded: Sequence[Recorded]) -> list[Record]:
+    """The records a view analyses: parts are left out (a streamed line comes whole, as its edges)."""
     out: list[Record] = []
     for item in recorded:
         if isinstance(item, LineBatch):
             out += item.records()
-        else:
-            out.append(item)
+        elif not isinstance(item, LinePart):
+            out.append(item)  # a lifecycle record (or a Record some caller already made)
     return out

@@ -307,3 +307,45 @@ def _decode_string(token: bytes) -> str:
         return token[1:-1].decode("utf-8", "surrogateescape")
     text: str = json.loads(token.decode("utf-8", "surrogateescape"))
     return text
+
+
+class StreamedRedaction:
+    """Redaction of lines streamed in parts (over ``wire.splitter.PART_AT``), which no one holds whole.
+
+    A part cannot be tokenized alone, so this errs towards hiding: from the
+    first part that may name a credential key (a key cut across two parts
+    included), that part and every later piece of its line are stored as a
+    marker of their length, and the line record says ``redacted``. A line that
+    long holding a credential is rare; one stored in the clear is never.
+    """
+
+    __slots__ = ("_hiding", "_last", "_redactor")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._hiding: set[object] = set()  # the streams whose current line is hidden from here on
+        self._last: dict[object, bytes] = {}  # the end of each stream's previous part
+
+    def part(self, stream: object, index: int, data: bytes) -> str | None:
+        """The marker that stands for this part, or None to store it as it is."""
+        if index == 1:
+            self._hiding.discard(stream)
+            self._last.pop(stream, None)
+        return self._check(stream, data)
+
+    def end(self, stream: object, data: bytes) -> str | None:
+        """The same for the line's last piece; the line's state is dropped."""
+        marker = self._check(stream, data)
+        self._hiding.discard(stream)
+        self._last.pop(stream, None)
+        return marker
+
+    def _check(self, stream: object, data: bytes) -> str | None:
+        window = self._redactor._window
+        joint = self._last.get(stream, b"")[-window:] + data[:window]
+        self._last[stream] = data[-window:]
+        if stream not in self._hiding and (
+            self._redactor.may_hold_secret(data) or self._redactor.may_hold_secret(joint)
+        ):
+            self._hiding.add(stream)
+        return f"<redacted:piece:{len(data)}>" if stream in self._hiding else None

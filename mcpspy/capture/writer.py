@@ -17,7 +17,7 @@ from pathlib import Path
 from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
 from mcpspy.capture.private import create_in, open_capture, private_dir_fd
 from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
-from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor
+from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor, StreamedRedaction
 
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
 MAX_PARTS = 512  # pieces per writev, under every system's IOV_MAX
@@ -33,6 +33,7 @@ class CaptureWriter:
         self.path = path
         self.redaction = redaction
         self._redactor = Redactor(redaction.keys) if redaction.enabled else None
+        self._streamed = StreamedRedaction(self._redactor) if self._redactor is not None else None
         self._on_failure = on_failure
         self._fd = -1
         self.failed = False
@@ -81,7 +82,7 @@ class CaptureWriter:
         parts: list[bytes | memoryview] = []
         size = 0
         try:
-            for part in encode_recorded(recorded, self._redactor):
+            for part in encode_recorded(recorded, self._redactor, self._streamed):
                 parts.append(part)
                 size += len(part)
                 if size >= WRITE_AT or len(parts) >= MAX_PARTS:

@@ -7,14 +7,16 @@ moment the chunk is read, before it is forwarded: with the pumps running
 concurrently, a fast server's reply could otherwise be numbered before the
 request that caused it. The recording comes after the forward, and after the
 peer the forward woke has had the CPU, so the capture's work stays off the
-forwarding path. Blocking ``read``/``write`` on a thread of its own: the
-kernel wakes a blocked reader the moment bytes land, which no event loop hop
-can beat.
+forwarding path; and it only hands the chunk to memory (``recording.py``):
+the disk, ``--log`` and exports are the writer thread's, which never holds a
+pump up (what it cannot keep up with is dropped and told as a capture-gap).
+Blocking ``read``/``write`` on a thread of its own: the kernel wakes a
+blocked reader the moment bytes land, which no event loop hop can beat.
 
 Speed policy. Code that runs once a chunk is hot: this loop,
-``recording.py``, ``capture/recorder.py``, ``wire/splitter.py``, ``fdio.py``'s
-read and write, and the capture's encoder and writer. Only there may code
-trade plainness for speed, and each trade says why beside it, with its
+``recording.py``, ``capture/recorder.py``, ``capture/admission.py``'s fast
+path, ``wire/splitter.py``, ``fdio.py``'s read and write, and the capture's
+encoder and writer. Only there may code trade plainness for speed, and each trade says why beside it, with its
 measurement: today the yield below, the stamp's lock taken without ``with``,
 and ``LineBatch`` (kept with the records, made only by the recorder) left
 unfrozen. Everywhere else the plain way is the way.

@@ -1,26 +1,30 @@
-"""The recording side of the proxy: any thread hands in what it saw; one at a time writes.
+"""The recording side of the proxy: pumps hand in what they saw; one writer thread writes.
 
 A pump stamps a chunk (its ticket in the record order, and its time) the
-moment the chunk is read, forwards it, then hands it in here on its own
-thread. Lifecycle events come in the same way, from whichever thread saw
-them (the trio thread, or a pump). Every hand-in takes one path:
+moment the chunk is read, forwards it, then hands it in here. Lifecycle
+events come in the same way, from whichever thread saw them. A hand-in only
+touches memory, under one lock:
 
-1. Under the lock, the ``Recorder`` takes it and releases what is now due:
-   records in ticket order, held back only while an earlier ticket is out.
-2. The writer rule, under the same lock: **if no thread is writing, this one
-   becomes the writer and writes what is due, then what was released
-   meanwhile, until nothing is; if a thread is writing, this one leaves its
-   records to that writer and goes back to forwarding** (after waiting, while
-   more than ``BACKLOG`` records are due, for the writer to take them: memory
-   stays bounded and nothing goes unrecorded).
+1. the ``Recorder`` takes it and releases what is now due: records in ticket
+   order, held back only while an earlier ticket is out;
+2. the buffer (``capture.admission``, bounded by bytes) lets the released
+   records in, or drops and counts them when the writer is that far behind;
+3. the writer thread is woken if it sleeps.
 
-Only the writer takes what is due, and it writes each take before the next,
-so the capture is in release order, which is ticket order. A writer that
-fails gives the role up and leaves what is due to the next hand-in; at the
-end, ``finish`` becomes the last writer and keeps the role. A record is
-written as soon as every earlier ticket is in, by a thread already awake: a
-follower sees a message within a write, with no timer and nothing woken for
-it. A pump waits on the disk only while it is the writer.
+So a pump never waits on the disk, on ``--log``'s stderr, or on an export:
+only on its own peer. The writer thread takes everything queued at once,
+writes it, hands it to the observers (``--log``, the live export: each
+queues and drops on its own, never blocking it), and, once the buffer has
+drained to half after a drop, records the ``capture-gap`` owed and says once
+on stderr that records were dropped.
+
+At the end, ``finish`` releases what is held (a stream's unterminated last
+line), the gap owed, then the end record, so the end records come after every
+line record. It waits for the writer to drain the buffer while it makes
+progress, up to ``FINISH_DEADLINE``; giving up, the writer drops what is left
+at the next record boundary and ends the capture with a ``capture-gap`` that
+counts it (a writer stuck inside one write for good leaves the capture torn:
+readers say so, ``capture-torn``).
 """
 
 from __future__ import annotations
@@ -30,36 +34,58 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from mcpspy.capture.admission import LIMIT, RECORD_COST, Admission
 from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
-BACKLOG = 256  # records due past which a hand-in waits for the writer to take them
 FINISH_WAIT = 5.0  # at the end, how long the log and the export get to catch up
-FINISH_STALL = 10.0  # at the end, how long a writer may make no progress before it is given up on
-FINISH_POLL = 0.001
+#: At the end, how long the writer may take to drain the buffer (at most 32 MiB, plus the last
+#: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
+FINISH_DEADLINE = 20.0
+#: ...and how long it may make none (a disk that hangs) before it is given up on.
+FINISH_STALL = 5.0
+FINISH_POLL = 0.005
+COALESCE = 0.001  # how long the writer, woken from idle, lets the traffic go first
+WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
 
 Observer = Callable[[Sequence[Recorded]], None]
 
 
 class Recording:
-    """Thread-safe: stamps, hand-ins, and the capture's writes, in ticket order."""
+    """Thread-safe: stamps and hand-ins from any thread; the capture written by its own thread."""
 
-    def __init__(self, capture: CaptureWriter, t0: float) -> None:
+    def __init__(
+        self,
+        capture: CaptureWriter,
+        t0: float,
+        warn: Callable[[str], None] | None = None,
+        limit: int = LIMIT,
+    ) -> None:
         self.capture = capture
         self._t0 = t0
+        self._warn = warn
         self._stamping = threading.Lock()  # a ticket and its time, taken together
         self._next_ticket = 0
-        self._lock = threading.Lock()  # the recorder, and who writes
+        self._lock = threading.Lock()  # the recorder and the buffer
         self._recorder = Recorder()
-        self._writing = False  # a thread is the writer (see the module's docstring)
-        self._writer = 0  # which thread, while one is (``finish`` watches its progress)
-        self._room = threading.Condition(self._lock)  # where a hand-in past the backlog waits
+        self._released = 0  # the recorder's released bytes already charged to the buffer
+        self._buffer = Admission(limit)
+        self._wake = threading.Condition(self._lock)
+        self._idle = False  # the writer sleeps on ``_wake``
+        self._closing = False  # finish: write what is queued, then stop
+        self._give_up = False  # finish gave up waiting: drop what is left
+        self._dropped = False  # a capture-gap was recorded
+        self._warned = False
+        self._warning: threading.Thread | None = None
         self._observers: list[Observer] = []
+        self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
+        self._writer.start()
 
     def observe(self, observer: Observer) -> None:
-        """Also give every written batch to ``observer`` (on the writing thread: keep it quick)."""
+        """Also give every written batch to ``observer`` (on the writer thread: it must not block)."""
         self._observers.append(observer)
+        self._recorder.keep_edges = True  # a live view analyses a streamed line from its edges
 
     def stamp(self) -> tuple[int, float]:
         """A place in the record order and the time, taken together (any thread)."""
@@ -72,65 +98,80 @@ class Recording:
             self._stamping.release()
 
     def chunk(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
-        """Hand in a stamped chunk (b"" at end of stream); write, if this thread is to."""
+        """Hand in a stamped chunk (b"" at end of stream). Never waits on the writer."""
         with self._lock:
+            if self._closing:
+                return  # after the end (a client pump still running): nothing more is recorded
+            if not self._buffer.calm and self._buffer.gap_due():
+                self._tell_gap(t)
             self._recorder.hand_in(ticket, stream, t, data)
-            due = self._claim_due()
-        if due:
-            self._write(due)
+            self._admit()
 
     def event(self, event: Event, **details: int | str | float) -> None:
-        """Stamp and hand in a lifecycle event (any thread); write, if this thread is to."""
+        """Stamp and hand in a lifecycle event (any thread)."""
         ticket, t = self.stamp()
         with self._lock:
+            if self._closing:
+                return
             self._recorder.event(ticket, t, event, **details)
-            due = self._claim_due()
-        if due:
-            self._write(due)
+            self._admit()
 
-    def finish(self) -> None:
-        """The end of the session: release everything held, write it, close the capture.
+    def _admit(self) -> None:
+        """Under the lock: what the recorder released goes to the buffer; the writer is woken."""
+        recorder = self._recorder
+        due = recorder.take_due()
+        if not due:
+            return
+        cost = recorder.released - self._released + RECORD_COST * len(due)
+        self._released = recorder.released
+        self._buffer.admit(due, cost)
+        if self._idle:
+            self._wake.notify()
 
-        This thread becomes the last writer and never hands the role back, so
-        a pump still running (one blocked on a client that never closes
-        stdin) writes nothing after the close. It waits for a thread still
-        writing for as long as that writer makes progress (CPU time on its
-        thread, or bytes added to the capture): a server's 512 MiB last line
-        takes seconds to encode and write, and cutting it off would leave the
-        end records out or inside it. Only a writer that made no progress for
-        ``FINISH_STALL`` seconds (a disk that hangs) is given up on: then the
-        capture is left to the process's exit, without end records (so a
-        reader sees it unfinished) rather than written by two threads.
+    def finish(self, code: int | None = None) -> None:
+        """The end of the session: what is held, the gap owed, ``proxy-stopped`` (with ``code``), drained.
+
+        ``code`` None: torn down by an error, no ``proxy-stopped`` is recorded.
         """
         _, t = self.stamp()
-        last: tuple[int, int] | None = None
-        stalled_since = time.monotonic()
-        while True:
+        with self._lock:
+            self._closing = True
+            self._recorder.finish(t)
+            self._admit()
+            if self._buffer.gap:
+                self._tell_gap(t)
+            if code is not None:
+                self._recorder.note(t, Event.PROXY_STOPPED, code=code)
+            self._admit()
+            self._wake.notify()
+        if not self._wait_for_writer():
             with self._lock:
-                if not self._writing:
-                    self._writing = True
-                    self._recorder.finish(t)
-                    due = self._recorder.take_due()
-                    break
-                writer = self._writer
-            progress = self._progress(writer)
+                self._give_up = True  # the writer drops the rest at its next record boundary, then ends
+            self._writer.join(1.0)
+        self._say_dropped()
+        if self._warning is not None:
+            self._warning.join(1.0)  # a stderr nobody reads does not hold the exit for long
+
+    def _wait_for_writer(self) -> bool:
+        """Whether the writer drained the buffer and closed the capture within the bounds."""
+        started = stalled_since = time.monotonic()
+        last = self._progress()
+        while True:
+            self._writer.join(FINISH_POLL)
+            if not self._writer.is_alive():
+                return True
             now = time.monotonic()
+            progress = self._progress()
             if progress != last:
                 last, stalled_since = progress, now
-            elif now - stalled_since > FINISH_STALL:
-                return
-            time.sleep(FINISH_POLL)  # once a session: a condition would cost every writer a notify
-        try:
-            self.capture.write_recorded(due)
-            for observer in self._observers:
-                observer(due)
-        finally:
-            self.capture.close()
+            if now - stalled_since > FINISH_STALL or now - started > FINISH_DEADLINE:
+                return False
 
-    def _progress(self, writer: int) -> tuple[int, int]:
+    def _progress(self) -> tuple[int, int]:
         """The writer thread's CPU time (ns) and the capture's size: what a working writer moves."""
         try:
-            cpu = time.clock_gettime_ns(time.pthread_getcpuclockid(writer))
+            ident = self._writer.ident
+            cpu = -1 if ident is None else time.clock_gettime_ns(time.pthread_getcpuclockid(ident))
         except (OSError, AttributeError, OverflowError):
             cpu = -1  # no per-thread clock here (or the thread is gone): the size alone tells
         try:
@@ -139,32 +180,76 @@ class Recording:
             size = -1
         return cpu, size
 
-    def _claim_due(self) -> list[Recorded]:
-        """Under the lock, after a hand-in: the writer rule. What this thread is to write, if anything."""
-        while self._writing:
-            if self._recorder.due_count <= BACKLOG:
-                return []  # the writer takes these next
-            self._room.wait()
-        due = self._recorder.take_due()
-        if due:
-            self._writing = True
-            self._writer = threading.get_ident()
-        return due
-
-    def _write(self, due: list[Recorded]) -> None:
-        """As the writer: write ``due``, then what was released meanwhile, until nothing is due."""
+    def _run(self) -> None:
+        """The writer thread: take everything queued, write it, hand it on; until finished."""
         try:
-            while due:
-                self.capture.write_recorded(due)
-                for observer in self._observers:
-                    observer(due)
-                with self._lock:
-                    due = self._recorder.take_due()
-                    if len(due) > BACKLOG:  # only a take this big can leave a hand-in waiting for room
-                        self._room.notify_all()
-                    self._writing = bool(due)
-        except BaseException:
-            with self._lock:
-                self._writing = False
-                self._room.notify_all()
-            raise
+            while self._write_next():
+                pass
+        finally:
+            self.capture.close()
+
+    def _write_next(self) -> bool:
+        with self._lock:
+            woken = False
+            while not self._buffer.queue and not self._closing:
+                self._idle = woken = True
+                self._wake.wait()
+                self._idle = False
+            closing = self._closing
+        if woken and not closing:
+            # Woken from idle by a hand-in: let the exchange it began finish first. A reply
+            # comes within ~0.3 ms, and its pump would otherwise wait for this thread's GIL
+            # (added p50 on the reference machine: see BENCHMARKS.md, issue 15).
+            time.sleep(COALESCE)
+        with self._lock:
+            if not self._buffer.queue:
+                return not self._closing  # closing, and everything is written
+            taken = self._buffer.take()
+        for start in range(0, len(taken), WRITE_SLICE):
+            if self._give_up:
+                self._drop_the_rest(taken[start:])
+                return False
+            part = taken[start : start + WRITE_SLICE]
+            self.capture.write_recorded(part)
+            for observer in list(self._observers):
+                try:
+                    observer(part)
+                except Exception:  # an observer that fails is let go: the capture goes on
+                    self._observers.remove(observer)
+        with self._lock:
+            self._buffer.written()
+            if self._buffer.gap_due():
+                self._tell_gap(time.monotonic() - self._t0)
+                self._admit()
+        self._say_dropped()
+        return True
+
+    def _tell_gap(self, t: float, **more: int) -> None:
+        """Under the lock: the gap owed becomes a record, numbered after what is released."""
+        self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap(), **more)
+        self._dropped = True
+
+    def _drop_the_rest(self, rest: list[Recorded]) -> None:
+        """The drain was given up on: the lines left are dropped and counted; the gap ends the capture."""
+        with self._lock:
+            self._buffer.written()
+            self._buffer.queue[:0] = rest
+            kept = self._buffer.abandon()
+            if self._buffer.gap:
+                self._tell_gap(time.monotonic() - self._t0, at_exit=1)
+                kept += self._recorder.take_due()
+        self.capture.write_recorded(kept)
+        self._say_dropped()
+
+    def _say_dropped(self) -> None:
+        """Once a session: records were dropped (said on a thread of its own: stderr may be stalled too)."""
+        with self._lock:
+            if not self._dropped or self._warned or self._warn is None:
+                return
+            self._warned = True
+        message = (
+            f"mcpspy: the capture {self.capture.path} fell behind (a slow or stalled disk); "
+            "records were dropped to keep forwarding, and the capture says where (capture-gap)"
+        )
+        self._warning = threading.Thread(target=self._warn, args=(message,), name="mcpspy-warn", daemon=True)
+        self._warning.start()

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import AsyncIterator
 
 import trio
@@ -77,6 +78,7 @@ DRAIN_AFTER_EXIT = 2.0  # how long a server's children may hold its pipes open a
 DRAIN_AFTER_KILL = 0.2  # then, how long their pipes get to deliver what the kill left
 EXIT_CANNOT_START = 127
 EXIT_REFUSED = 2  # the capture's place is unsafe: refused before the server starts
+STDERR_CLOSE_WAIT = 1.0  # at exit, how long a line of ours may wait for a stderr nobody reads
 
 
 def run(config: ProxyConfig) -> int:
@@ -92,17 +94,24 @@ def run(config: ProxyConfig) -> int:
     become_subreaper()
     watchdog = Watchdog()
     swept = False
+    status: int | None = None
     try:
         status = trio.run(Proxy(config, session.recording, stderr, watchdog).serve)
         swept = _sweep(stderr, watchdog)
-        session.recording.event(Event.PROXY_STOPPED, code=status)
         return status
     finally:
         if not swept:  # torn down by an exception: still leave nothing behind
             _sweep(stderr, watchdog)
         watchdog.release()
-        session.finish()
-        stderr.close()
+        session.finish(status)  # the end records after every line; proxy-stopped unless torn down
+        _close_stderr(stderr)
+
+
+def _close_stderr(stderr: SharedStderr) -> None:
+    """End fd 2's sharing, but never wait long on a stderr nobody reads (a --log line may be stuck in it)."""
+    closer = threading.Thread(target=stderr.close, name="mcpspy-stderr-close", daemon=True)
+    closer.start()
+    closer.join(STDERR_CLOSE_WAIT)
 
 
 def _sweep(stderr: SharedStderr, watchdog: Watchdog) -> bool:

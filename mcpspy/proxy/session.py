@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcpspy import __version__
+from mcpspy.capture.admission import RECORD_COST, size_of
 from mcpspy.capture.format import FORMAT_VERSION
-from mcpspy.capture.records import Header, Record, Recorded, as_records
+from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
 from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.recording import BACKLOG, FINISH_WAIT, Recording
+from mcpspy.proxy.recording import FINISH_WAIT, Recording
 from mcpspy.proxy.stderr import SharedStderr
 
 if TYPE_CHECKING:
@@ -78,10 +79,10 @@ class Session:
         if private and not capture.failed and (pruned := prune_at_start(path.parent, config.retention)):
             stderr.say(pruned)
         self._stderr = stderr
-        self.recording = Recording(capture, t0)
+        self.recording = Recording(capture, t0, warn=stderr.warn)
         self._log: SinkThread | None = None
         if config.log is not None:
-            self._log = SinkThread(_open_log(config.log, stderr))
+            self._log = SinkThread(_open_log(config.log, stderr), stderr.warn)
             self.recording.observe(self._log)
         self._otlp: OtlpSink | None = None
         if config.otlp_endpoint is not None:
@@ -92,9 +93,12 @@ class Session:
                 self.recording.observe(self._otlp)
         stderr.say(f"capture: {path}")
 
-    def finish(self) -> None:
-        """Write everything still held and close the capture; let the log and the export catch up."""
-        self.recording.finish()
+    def finish(self, code: int | None = None) -> None:
+        """Write everything still held and close the capture; let the log and the export catch up.
+
+        ``code``: mcpspy's exit status, for the ``proxy-stopped`` record (None: torn down).
+        """
+        self.recording.finish(code)
         if self._log is not None:
             self._log.close()
         if self._otlp is not None:
@@ -108,33 +112,63 @@ def _open_log(target: str, stderr: SharedStderr) -> Callable[[list[Record]], Non
     return sink
 
 
+LOG_LIMIT = 16 << 20  # bytes of records waiting for --log: a few seconds of heavy traffic
+STALLED_WAIT = 1.0  # at exit, how long --log may take in nothing (nobody reads it) before it is left
+
+
 class SinkThread:
     """A slow sink (the --log analysis) on its own thread, fed the written batches in order.
 
-    Past ``limit`` batches queued, the writer feeding it waits: memory stays bounded.
+    Bounded by bytes (``LOG_LIMIT``): the capture's writer hands batches in and
+    never waits. Past the bound (``--log -`` to a stderr nobody reads, a log on
+    a stalled disk), batches are dropped and counted, and when the sink takes
+    the next one it first says once, through ``warn``, how many records it
+    skipped (its analysis then misses them: pairings across the gap are off).
     """
 
-    def __init__(self, sink: Callable[[list[Record]], None], limit: int = BACKLOG) -> None:
+    def __init__(
+        self,
+        sink: Callable[[list[Record]], None],
+        warn: Callable[[str], None] | None = None,
+        limit: int = LOG_LIMIT,
+    ) -> None:
         self._sink = sink
+        self._warn = warn
         self._limit = limit
-        self._queue: deque[Sequence[Recorded] | None] = deque()
+        self._queue: deque[tuple[Sequence[Recorded], int] | None] = deque()
+        self._queued = 0
+        self.skipped = 0  # records dropped and not yet said
+        self.skipped_total = 0
+        self.taken = 0  # batches the sink has taken in (how close tells a slow sink from a stuck one)
         self._ready = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="mcpspy-sink", daemon=True)
         self._thread.start()
 
     def __call__(self, recorded: Sequence[Recorded]) -> None:
+        cost = sum(size_of(item) for item in recorded) + RECORD_COST * len(recorded)
         with self._ready:
-            while len(self._queue) > self._limit and self._thread.is_alive():
-                self._ready.wait(0.1)
-            self._queue.append(recorded)
-            self._ready.notify_all()
+            if self._queued + cost > self._limit:
+                dropped = sum(_count(item) for item in recorded)
+                self.skipped += dropped
+                self.skipped_total += dropped
+                return
+            self._queue.append((recorded, cost))
+            self._queued += cost
+            self._ready.notify()
 
     def close(self, timeout: float = FINISH_WAIT) -> None:
-        """Let the sink take in everything queued, then stop its thread."""
+        """Let the sink take in everything queued, then stop its thread (soon, if its output is stalled)."""
         with self._ready:
             self._queue.append(None)
-            self._ready.notify_all()
-        self._thread.join(timeout)
+            self._ready.notify()
+        until = time.monotonic() + timeout
+        progress, since = self.taken, time.monotonic()
+        while self._thread.is_alive() and time.monotonic() < until:
+            self._thread.join(0.05)
+            if self.taken != progress:
+                progress, since = self.taken, time.monotonic()
+            elif time.monotonic() - since > STALLED_WAIT:
+                return  # stuck in a write nobody reads: its thread dies with the process
 
     def _run(self) -> None:
         while True:
@@ -142,7 +176,21 @@ class SinkThread:
                 while not self._queue:
                     self._ready.wait()
                 item = self._queue.popleft()
-                self._ready.notify_all()
+                skipped, self.skipped = self.skipped, 0
+            if skipped and self._warn is not None:
+                self._warn(f"mcpspy: --log skipped {skipped} records: its output was not being read")
             if item is None:
                 return
-            self._sink(as_records(item))
+            recorded, cost = item
+            try:
+                self._sink(as_records(recorded))
+            finally:
+                with self._ready:
+                    self._queued -= cost
+                    self.taken += 1
+
+
+def _count(item: Recorded) -> int:
+    if isinstance(item, LineBatch):
+        return len(item.lines)
+    return 1 if isinstance(item, LifecycleRecord) else 0

@@ -170,5 +170,11 @@ def test_reader_follows_a_growing_file_and_holds_a_torn_line(tmp_path: Path) -> 
         assert reader.poll() == []
     path.write_bytes(encode_header(HEADER) + first + second[:5])
     capture = read_capture(path)
-    assert [r.seq for r in capture.records] == [1]
+    assert [r.seq for r in capture.records] == [1, 2]
+    torn = capture.records[-1]  # the reader's note for the analysis: the capture was cut inside a record
+    assert (
+        isinstance(torn, LifecycleRecord)
+        and torn.event is Event.CAPTURE_TORN
+        and torn.details == {"bytes": 5}
+    )
     assert "truncated" in capture.problems[0]

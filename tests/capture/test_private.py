@@ -72,8 +72,12 @@ def test_an_existing_file_is_refused_unless_overwrite_and_then_it_ends_0600(tmp_
 
 def test_overwrite_replaces_only_a_regular_file_of_ones_own(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.jsonl"
-    os.mkfifo(fifo)
-    assert_refused(*proxy(tmp_path, "--capture", str(fifo), "--capture-overwrite"), "not a regular file")
+    os.mkfifo(fifo, 0o644)
+    os.chmod(fifo, 0o644)  # whatever the umask: a FIFO others may open is never written to
+    assert_refused(*proxy(tmp_path, "--capture", str(fifo), "--capture-overwrite"), "others may open")
+    device = tmp_path / "not-regular"
+    os.mkdir(device)
+    assert_refused(*proxy(tmp_path, "--capture", str(device), "--capture-overwrite"), "not a regular file")
     linked = tmp_path / "linked.jsonl"
     linked.write_bytes(b"x")
     os.link(linked, tmp_path / "other-name")

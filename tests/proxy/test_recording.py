@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpspy.capture.admission import LIMIT
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Recorded, Stream
+from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
 from mcpspy.proxy.recording import Recording
@@ -22,10 +23,10 @@ from tests.conftest import replay
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
 
 
-def open_recording(path: Path) -> Recording:
+def open_recording(path: Path, limit: int = LIMIT) -> Recording:
     capture = CaptureWriter(path, on_failure=lambda message: None)
     capture.open(HEADER, private_dir=False)
-    return Recording(capture, time.monotonic())
+    return Recording(capture, time.monotonic(), limit=limit)
 
 
 def test_threads_handing_in_out_of_order_give_the_read_order(tmp_path: Path) -> None:
@@ -74,97 +75,30 @@ def test_threads_handing_in_out_of_order_give_the_read_order(tmp_path: Path) -> 
     assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
 
 
-def test_a_chunk_is_in_the_file_when_chunk_returns(tmp_path: Path) -> None:
-    """What a follower sees: no batching delay once every earlier ticket is in."""
+def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Liveness, not timing: whether ``condition`` came true before a generous bound."""
+    until = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def test_a_chunk_is_written_without_waiting_for_another_hand_in(tmp_path: Path) -> None:
+    """What a follower sees: the writer thread writes what is due, with no batching delay."""
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     ticket, t = recording.stamp()
     recording.chunk(ticket, Stream.C2S, t, b'{"id":1}\n{"id":')
-    assert path.read_bytes().count(b"\n") == 2  # the header and the complete line
+    assert wait_for(lambda: path.read_bytes().count(b"\n") == 2)  # the header and the complete line
     late, t_late = recording.stamp()
     early, t_early = recording.stamp()
     recording.chunk(early, Stream.S2C, t_early, b"reply\n")
-    assert path.read_bytes().count(b"\n") == 2  # held: the ticket before it is not in yet
     recording.chunk(late, Stream.C2S, t_late, b"2}\n")
-    assert path.read_bytes().count(b"\n") == 4
+    assert wait_for(lambda: path.read_bytes().count(b"\n") == 4)
     recording.finish()
-
-
-def test_a_hand_in_while_another_thread_writes_is_written_by_that_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "c.jsonl"
-    recording = open_recording(path)
-    writing, release = threading.Event(), threading.Event()
-    real_write = recording.capture._write_all
-
-    def slow_write(data: bytes | memoryview) -> None:
-        writing.set()
-        release.wait(5)
-        real_write(data)
-
-    monkeypatch.setattr(recording.capture, "_write_all", slow_write)
-    first = recording.stamp()
-    writer = threading.Thread(target=recording.chunk, args=(first[0], Stream.C2S, first[1], b"one\n"))
-    writer.start()
-    assert writing.wait(5)
-    second = recording.stamp()
-    started = time.monotonic()
-    recording.chunk(second[0], Stream.S2C, second[1], b"two\n")  # returns at once: not its turn
-    assert time.monotonic() - started < 1.0
-    release.set()
-    writer.join(5)
-    recording.finish()
-    assert [r.data for r in read_capture(path).records if isinstance(r, LineRecord)] == [b"one", b"two"]
-
-
-def test_past_the_backlog_a_hand_in_waits_for_the_writer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(recording_module, "BACKLOG", 3)
-    path = tmp_path / "c.jsonl"
-    recording = open_recording(path)
-    release = threading.Event()
-    real_write = recording.capture._write_all
-    calls: list[int] = []
-
-    def slow_write(data: bytes | memoryview) -> None:
-        calls.append(len(data))
-        if len(calls) == 1:
-            release.wait(5)
-        real_write(data)
-
-    monkeypatch.setattr(recording.capture, "_write_all", slow_write)
-    ticket, t = recording.stamp()
-    threading.Thread(target=recording.chunk, args=(ticket, Stream.C2S, t, b"0\n")).start()
-    while not calls:
-        time.sleep(0.001)
-    for i in range(1, 4):  # queued behind the writer, within the backlog
-        ticket, t = recording.stamp()
-        recording.chunk(ticket, Stream.C2S, t, b"%d\n" % i)
-    ticket, t = recording.stamp()
-    blocked = threading.Thread(target=recording.chunk, args=(ticket, Stream.C2S, t, b"4\n"))
-    blocked.start()
-    blocked.join(0.2)
-    assert blocked.is_alive()  # over the backlog: it waits
-    release.set()
-    blocked.join(5)
-    assert not blocked.is_alive()
-    recording.finish()
-    lines = [r.data for r in read_capture(path).records if isinstance(r, LineRecord)]
-    assert lines == [b"0", b"1", b"2", b"3", b"4"]
-
-
-def test_finish_flushes_partial_lines_and_tickets_never_handed_in(tmp_path: Path) -> None:
-    path = tmp_path / "c.jsonl"
-    recording = open_recording(path)
-    recording.stamp()  # a pump that read, then blocked forever in its forward
-    ticket, t = recording.stamp()
-    recording.chunk(ticket, Stream.S2C, t, b"held behind\npartial")
-    assert path.read_bytes().count(b"\n") == 1
-    recording.finish()
-    lines = [(r.data, r.terminated) for r in read_capture(path).records if isinstance(r, LineRecord)]
-    assert lines == [(b"held behind", True), (b"partial", False)]
+    assert capture_lines(path) == [b'{"id":1}', b'{"id":2}', b"reply"]
 
 
 def hold_first_write(
@@ -177,7 +111,7 @@ def hold_first_write(
     def write(recorded: Sequence[Recorded]) -> None:
         if not started.is_set():
             started.set()
-            assert release.wait(10)
+            assert release.wait(20)
         real_write(recorded)
 
     monkeypatch.setattr(recording.capture, "write_recorded", write)
@@ -193,41 +127,57 @@ def capture_lines(path: Path) -> list[bytes]:
     return [r.data for r in read_capture(path).records if isinstance(r, LineRecord)]
 
 
-def test_a_writer_that_fails_leaves_what_was_queued_to_the_next_in_order(
+def gaps(path: Path) -> list[dict[str, int | str | float]]:
+    return [
+        r.details
+        for r in read_capture(path).records
+        if isinstance(r, LifecycleRecord) and r.event is Event.CAPTURE_GAP
+    ]
+
+
+def test_a_stuck_writer_never_holds_a_hand_in_and_a_full_buffer_drops_into_one_gap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The disk hangs: every hand-in returns, what does not fit is dropped, the gap says what and where."""
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path, limit=4096)
+    started, release = hold_first_write(recording, monkeypatch)
+    hand_in(recording, Stream.S2C, b"first\n")
+    assert started.wait(10)
+    handing = threading.Thread(
+        target=lambda: [hand_in(recording, Stream.S2C, b"%03d " % i + b"x" * 95 + b"\n") for i in range(200)]
+    )
+    handing.start()
+    handing.join(20)
+    assert not handing.is_alive()  # never waited on the writer
+    release.set()
+    assert wait_for(lambda: bool(gaps(path)))  # told once the buffer drained, with no hand-in needed
+    hand_in(recording, Stream.S2C, b"after\n")
+    recording.finish(0)
+    lines = capture_lines(path)
+    (gap,) = gaps(path)
+    kept = [line for line in lines if line not in (b"first", b"after")]
+    assert len(kept) + int(gap["lines"]) == 200
+    assert int(gap["bytes"]) == 100 * int(gap["lines"])
+    records = read_capture(path).records
+    seqs = {r.seq for r in records if isinstance(r, LineRecord)}
+    lost = set(range(int(gap["first"]), int(gap["last"]) + 1))
+    assert not seqs & lost and len(lost) == gap["lines"]
+    assert lines[-1] == b"after" and kept == sorted(kept)  # what was kept, in order
+    assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
+
+
+def test_finish_flushes_partial_lines_and_tickets_never_handed_in(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
-    started, release = threading.Event(), threading.Event()
-    real_write = recording.capture.write_recorded
-
-    def failing_once(recorded: Sequence[Recorded]) -> None:
-        if not started.is_set():
-            started.set()
-            assert release.wait(10)
-            raise RuntimeError("an observer or a write gave up")
-        real_write(recorded)
-
-    monkeypatch.setattr(recording.capture, "write_recorded", failing_once)
-    failures: list[BaseException] = []
-
-    def first() -> None:
-        try:
-            hand_in(recording, Stream.C2S, b"lost with the failed write\n")
-        except RuntimeError as exc:
-            failures.append(exc)
-
-    writer = threading.Thread(target=first)
-    writer.start()
-    assert started.wait(10)
-    hand_in(recording, Stream.S2C, b"queued 1\n")  # left to the writer
-    hand_in(recording, Stream.S2C, b"queued 2\n")
-    release.set()
-    writer.join(10)
-    assert len(failures) == 1
-    hand_in(recording, Stream.C2S, b"after\n")  # nobody writes: this thread writes, oldest first
-    assert capture_lines(path) == [b"queued 1", b"queued 2", b"after"]
-    recording.finish()
+    recording.stamp()  # a pump that read, then blocked forever in its forward
+    ticket, t = recording.stamp()
+    recording.chunk(ticket, Stream.S2C, t, b"held behind\npartial")
+    recording.finish(0)
+    records = read_capture(path).records
+    lines = [(r.data, r.terminated) for r in records if isinstance(r, LineRecord)]
+    assert lines == [(b"held behind", True), (b"partial", False)]
+    assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
 
 
 def test_finish_waits_for_the_writer_then_writes_the_rest_and_nothing_after(
@@ -236,41 +186,43 @@ def test_finish_waits_for_the_writer_then_writes_the_rest_and_nothing_after(
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     started, release = hold_first_write(recording, monkeypatch)
-    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"one\n"))
-    writer.start()
+    hand_in(recording, Stream.C2S, b"one\n")
     assert started.wait(10)
     hand_in(recording, Stream.S2C, b"two\npartial")
-    finisher = threading.Thread(target=recording.finish)
+    finisher = threading.Thread(target=recording.finish, args=(0,))
     finisher.start()
     finisher.join(0.2)
     assert finisher.is_alive()  # the writer is still at work
     release.set()
     finisher.join(10)
-    writer.join(10)
-    assert not finisher.is_alive() and not writer.is_alive()
+    assert not finisher.is_alive()
     written = path.read_bytes()
     hand_in(recording, Stream.C2S, b"a pump still running after the end\n")
     assert path.read_bytes() == written
     assert capture_lines(path) == [b"one", b"two", b"partial"]
+    last = read_capture(path).records[-1]
+    assert isinstance(last, LifecycleRecord) and last.event is Event.PROXY_STOPPED
 
 
-def test_finish_leaves_a_stuck_writer_the_capture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A writer with no progress for FINISH_STALL is given up on, not written beside nor closed under."""
+def test_finish_gives_up_on_a_stuck_writer_which_then_ends_the_capture_with_a_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No progress for FINISH_STALL: finish returns; if the write ever ends, the rest is a gap, not lines."""
     monkeypatch.setattr(recording_module, "FINISH_STALL", 0.1)
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     started, release = hold_first_write(recording, monkeypatch)
-    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"slow\n"))
-    writer.start()
+    hand_in(recording, Stream.C2S, b"slow\n")
     assert started.wait(10)
     hand_in(recording, Stream.S2C, b"queued\n")
-    begun = time.monotonic()
-    recording.finish()
-    assert 0.1 <= time.monotonic() - begun < 5
+    recording.finish(0)
     assert capture_lines(path) == []
     release.set()
-    writer.join(10)
-    assert capture_lines(path) == [b"slow", b"queued"]  # still its to write, and the file still open
+    assert wait_for(lambda: bool(gaps(path)))
+    assert capture_lines(path) == [b"slow"]
+    events = [r.event for r in read_capture(path).records if isinstance(r, LifecycleRecord)]
+    assert events == [Event.PROXY_STOPPED, Event.CAPTURE_GAP]
+    assert gaps(path) == [{"lines": 1, "bytes": 7, "first": 2, "last": 2, "at_exit": 1}]
 
 
 def test_finish_waits_past_the_stall_bound_for_a_writer_making_progress(
@@ -292,12 +244,9 @@ def test_finish_waits_past_the_stall_bound_for_a_writer_making_progress(
         real_write(recorded)
 
     monkeypatch.setattr(recording.capture, "write_recorded", write)
-    writer = threading.Thread(target=hand_in, args=(recording, Stream.C2S, b"slow\n"))
-    writer.start()
+    hand_in(recording, Stream.C2S, b"slow\n")
     assert started.wait(10)
-    recording.event(Event.PROXY_STOPPED, code=0)
-    recording.finish()
-    writer.join(10)
+    recording.finish(0)
     records = read_capture(path).records
     assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
     assert capture_lines(path) == [b"slow"]
@@ -315,6 +264,29 @@ def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -
     recording.finish()
     sink.close()
     assert seen == list(range(1, 101))
+
+
+def test_sink_thread_drops_past_its_bound_and_says_how_many_once_it_takes_again(tmp_path: Path) -> None:
+    """--log to a stderr nobody reads: the capture's writer never waits on it."""
+    release = threading.Event()
+    seen: list[int] = []
+    said: list[str] = []
+
+    def stalled(records: list[Record]) -> None:
+        release.wait(20)
+        seen.extend(r.seq for r in records)
+
+    sink = SinkThread(stalled, said.append, limit=2000)
+    batches = [[LifecycleRecord(i, 0.0, Event.SIGNAL_FORWARDED, {})] for i in range(1, 101)]
+    for batch in batches:
+        sink(batch)  # returns at once, whatever the sink does
+    assert sink.skipped_total > 0
+    release.set()
+    assert wait_for(lambda: sink._queued == 0)
+    sink([LifecycleRecord(101, 0.0, Event.PROXY_STOPPED, {})])
+    sink.close()
+    assert len(seen) + sink.skipped_total == 101 and seen == sorted(seen) and seen[-1] == 101
+    assert said == [f"mcpspy: --log skipped {sink.skipped_total} records: its output was not being read"]
 
 
 chunks = st.lists(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -33,7 +34,7 @@ def test_view_refuses_a_newer_format(tmp_path: Path) -> None:
     capture = make_capture(tmp_path / "a.jsonl")
     lines = capture.read_bytes().split(b"\n", 1)
     newer = tmp_path / "newer.jsonl"
-    newer.write_bytes(lines[0].replace(b'"format":"1.0"', b'"format":"9.0"') + b"\n" + lines[1])
+    newer.write_bytes(re.sub(rb'"format":"[0-9.]+"', b'"format":"9.0"', lines[0]) + b"\n" + lines[1])
     result = mcpspy("view", str(newer))
     assert result.returncode == 2
     assert "newer than this mcpspy reads" in result.stderr
