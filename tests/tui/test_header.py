@@ -44,3 +44,12 @@ def test_header_says_a_backlog_is_read_then_analysed() -> None:
     assert "analysing, 42,000 to go" in plain(analysing, 160)
     done = HeaderState(FILE, snapshot, Counter(), 100_000, 100_000, False, 0, True, True, None, None)
     assert "analysing" not in plain(done, 160) and "reading" not in plain(done, 160)
+
+
+def test_header_shows_what_the_latest_tools_list_costs_once_one_is_answered() -> None:
+    unlisted = Snapshot(era=Era.MODERN, name="helpdesk")
+    state = HeaderState(FILE, unlisted, Counter(), 4, 4, False, 0, True, True, None, None)
+    assert "ctx" not in plain(state, 160)
+    listed = Snapshot(era=Era.MODERN, name="helpdesk", context_tokens=12_345)
+    state = HeaderState(FILE, listed, Counter(), 4, 4, False, 0, True, True, None, None)
+    assert "· 0  ctx ~12,345 tok  ended" in plain(state, 160)

@@ -61,6 +61,8 @@ def header_text(h: HeaderState, width: int) -> Content:
         Content(f"{s.pending_count} pending"),
         counts,
     ]
+    if s.context_tokens is not None:  # what the latest tools/list costs a model's context
+        parts.append(Content(f"ctx ~{s.context_tokens:,} tok"))
     if h.reading:
         parts.append(Content.styled("reading…", "dim"))
     elif h.unanalysed:
