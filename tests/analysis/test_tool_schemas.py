@@ -123,3 +123,17 @@ def test_other_methods_and_odd_results_are_left_alone() -> None:
     prompts = [("c2s", {"jsonrpc": "2.0", "id": 1, "method": "prompts/list", "params": {}})]
     prompts.append(("s2c", {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a b"}]}}))
     assert not any(rule.startswith("tools.") for rule in sentences(prompts))
+
+
+def test_a_draft_03_schema_may_mark_a_property_required_but_its_root_may_not() -> None:
+    draft_03 = "http://json-schema.org/draft-03/schema#"
+    schema = {
+        "$schema": draft_03,
+        "type": "object",
+        "properties": {"a": {"type": "string", "required": True}},
+    }
+    assert "tools.schema-required" not in sentences(modern({"name": "t", "inputSchema": schema}))
+    (sentence,) = sentences(modern({"name": "t", "inputSchema": {**schema, "required": True}}))[
+        "tools.schema-required"
+    ]
+    assert "inputSchema.required is true" in sentence

@@ -188,6 +188,8 @@ def _walk(
             if key in root
         )
     stack: list[tuple[Any, str, str | None]] = [(root, where, None)]  # (node, path, keyword it stands under)
+    dialect = root.get("$schema")
+    draft_03 = isinstance(dialect, str) and "draft-03" in dialect  # where a property says "required": true
     nodes = 0
     while stack and nodes < MAX_NODES:
         node, path, under = stack.pop()
@@ -201,7 +203,7 @@ def _walk(
         if not isinstance(node, dict):
             continue
         required = node.get("required", [])
-        if not isinstance(required, list) or not all(isinstance(item, str) for item in required):
+        if not _strings(required) and not (draft_03 and path != where):
             bad_required.append((f"{path}.required", required))
         ref = node.get("$ref")
         if isinstance(ref, str) and not _resolves(root, ref):
@@ -222,6 +224,10 @@ def _walk(
                 children.extend((sub, f"{path}.{key}{_segment(name)}", key) for name, sub in value.items())
         stack.extend(reversed(children))
     return bad_required, unportable
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _more(found: list[Any], noun: str) -> str:
