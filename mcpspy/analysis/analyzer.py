@@ -37,6 +37,7 @@ from mcpspy.analysis.rules.modern import ModernRules
 from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.analysis.rules.progress_logging import Logging, Progress
 from mcpspy.analysis.rules.shapes import Shapes
+from mcpspy.analysis.rules.tool_schemas import ToolSchemas
 from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
@@ -95,6 +96,7 @@ class Analyzer:
         self._progress = Progress(out, recent, self._pairing.is_pending)
         self._logging = Logging(out)
         self._shapes = Shapes(out, self._era)
+        self._tool_schemas = ToolSchemas(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
         self._capture = CaptureIntegrity(out)  # what the capture says it lost
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -268,4 +270,5 @@ class Analyzer:
                 self._modern.error(exchange, message)
             self._capabilities.learn_server(exchange.method, message)
         if is_result and request is not None:
-            self._shapes.result(exchange, message, request)
+            named = self._tool_schemas.result(exchange, message, request)
+            self._shapes.result(exchange, message, request, named)

@@ -87,6 +87,13 @@ class RuleId(enum.StrEnum):
     LIFECYCLE_NO_EXIT_ON_EOF = "lifecycle.no-exit-on-eof"
     LIFECYCLE_CRASH_IN_FLIGHT = "lifecycle.crash-in-flight"
     # rules/tool_schemas.py: tool definitions a client rejects (issue 17)
+    TOOLS_SCHEMA_COMBINATOR = "tools.schema-combinator"
+    TOOLS_SCHEMA_NOT_OBJECT = "tools.schema-not-object"
+    TOOLS_SCHEMA_REQUIRED = "tools.schema-required"
+    TOOLS_SCHEMA_DIALECT = "tools.schema-dialect"
+    TOOLS_SCHEMA_UNPORTABLE = "tools.schema-unportable"
+    TOOLS_DUPLICATE_NAME = "tools.duplicate-name"
+    TOOLS_NAME_FORMAT = "tools.name-format"
     # ~~
     # ~~
     # rules/mrtr.py, subscriptions.py, deprecations.py, caching.py: the DIGEST rules (issue 17)

@@ -11,6 +11,9 @@ or MCPSPY_DEMO_BUGS=... in the environment. The bugs:
     glued-ready          "ready " with no newline, glued to the first reply
     wrong-id             the reply to get_ticket "4242" carries an id nobody sent
     reply-after-cancel   a cancelled slow request is answered anyway
+    killer-schema        tools/list carries a tool whose inputSchema has a top-level anyOf:
+                         legal JSON Schema, but Claude Code (the Anthropic API) then drops
+                         the server's tools or fails every request, and nobody says why
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 import orjson
 
-BUGS = ("stray-ready", "glued-ready", "wrong-id", "reply-after-cancel")
+BUGS = ("stray-ready", "glued-ready", "wrong-id", "reply-after-cancel", "killer-schema")
 SERVER_INFO = {"name": "helpdesk", "version": "0.1.0"}
 SUPPORTED_VERSIONS = ["2026-07-28"]
 LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"]
@@ -38,6 +41,17 @@ TICKET_TOOL = {
         "type": "object",
         "properties": {"ticket_id": {"type": "string"}},
         "required": ["ticket_id"],
+    },
+}
+
+# Find a ticket by its id or by the customer's email: "one of the two" written as a top-level anyOf.
+SEARCH_TOOL = {
+    "name": "search_tickets",
+    "description": "Find tickets by ticket id or by the customer's email.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"ticket_id": {"type": "string"}, "email": {"type": "string"}},
+        "anyOf": [{"required": ["ticket_id"]}, {"required": ["email"]}],
     },
 }
 
@@ -129,7 +143,8 @@ class Helpdesk:
                 },
             )
         elif method == "tools/list":
-            listing: dict[str, Any] = {"tools": [TICKET_TOOL]}
+            tools = [TICKET_TOOL, SEARCH_TOOL] if "killer-schema" in self.bugs else [TICKET_TOOL]
+            listing: dict[str, Any] = {"tools": tools}
             if not self.legacy:
                 listing |= {"resultType": "complete", "ttlMs": 3600000, "cacheScope": "public"}
             self.result(id_, listing)

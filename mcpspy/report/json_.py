@@ -12,6 +12,10 @@
       "counts": {"c2s"|"s2c"|"err": {"request"|"notification"|"response"|"error"|
                  "invalid"|"not-json"|"stderr": int}},
       "latency": {METHOD: {"count", "p50_ms", "p95_ms", "max_ms"}},
+      "context_cost": {"token_estimate" (how tokens are estimated), "tools_list_bytes",
+                       "tools_list_tokens", "per_tool": [{"name", "bytes", "tokens"}] (listing
+                       order), "prompts_list_bytes", "prompts_list_tokens", "resources_list_bytes",
+                       "resources_list_tokens", "tool_results": {"count", "bytes", "tokens", "max_bytes"}},
       "findings": [{"id", "severity" ("error"|"warning"|"info"), "seq", "line" (of the capture
                     file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "fix" (one
                     sentence: what to change), "source" (the spec's public pages, with the
@@ -31,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.sources import public_source, source_links
 from mcpspy.report.summary import Summary, exchange_state
 
@@ -66,6 +71,7 @@ def report_object(summary: Summary) -> dict[str, Any]:
             }
             for row in summary.latency
         },
+        "context_cost": context_cost(a.exchanges, a.message).as_json(),
         "findings": [
             {
                 "id": f.id,

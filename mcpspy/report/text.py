@@ -7,6 +7,7 @@ control character reaches the terminal.
 
 from __future__ import annotations
 
+from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import ExchangeState, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.report.summary import Summary, exchange_state, exit_text
@@ -44,6 +45,8 @@ def render_text(summary: Summary) -> str:
                 f"          {method:<{width}}  {row.count:>5}  {row.p50_ms:>7.1f}ms"
                 f"  {row.p95_ms:>7.1f}ms  {row.max_ms:>7.1f}ms"
             )
+
+    out.extend(context_lines(summary))
 
     out.append("")
     if not summary.findings:
@@ -83,3 +86,31 @@ def _fixes(summary: Summary) -> list[str]:
         out.append(f"  {rule.id}: {rule.fix or rule.summary}")
         out.append(f"    {public_source(rule.source)}")
     return out
+
+
+def context_lines(summary: Summary) -> list[str]:
+    """What the lists and tool results cost a model's context, and the five dearest tools."""
+    a = summary.analyzer
+    cost = context_cost(a.exchanges, a.message)
+    shown = [(kind, listing) for kind, listing in cost.lists.items() if listing.seen]
+    if not shown and not cost.tool_results:
+        return []
+    out = ["", "context cost (tokens estimated as bytes / 4)"]
+    for kind, listing in shown:
+        out.append(_cost_row(f"{kind}/list", f"{len(listing.items)} {kind}", listing.bytes, listing.tokens))
+    results = cost.tool_results
+    if results:
+        size, tokens = sum(r.bytes for r in results), sum(r.tokens for r in results)
+        out.append(_cost_row("tools/call", f"{len(results)} results", size, tokens))
+    dearest = cost.most_expensive_tools()
+    if dearest:
+        out.append("  most expensive tools")
+        for tool in dearest:
+            name = v(tool.name)
+            name = name if len(name) <= 28 else name[:27] + "…"
+            out.append(_cost_row(f"  {name}", "", tool.bytes, tool.tokens))
+    return out
+
+
+def _cost_row(label: str, count: str, size: int, tokens: int) -> str:
+    return f"  {label:<30} {count:>12} {size:>10,} B  ~{tokens:,} tok"

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mcpspy.analysis.analyzer import Analyzer, read_line
+from mcpspy.analysis.context_cost import ContextMeter
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -55,6 +56,7 @@ class Snapshot:
     slow_after: float = 30.0
     started_epoch: float | None = None  # the session's start by the wall clock, for ticking ages
     name: str = ""  # the server's short name, from the capture's header
+    context_tokens: int | None = None  # the latest tools/list's estimated tokens (analysis/context_cost.py)
 
 
 @dataclass
@@ -114,6 +116,7 @@ class CaptureFeed:
         self._stopped = False  # the proxy's last record was read
         self._progress = (0, False)  # (unanalysed, reading) as the last batch said
         self._problems_said = 0
+        self.context = ContextMeter()  # fed each exchange as it changes: a tools/list's cost, once answered
         self.opened = False
         self.done = False
 
@@ -211,13 +214,14 @@ class CaptureFeed:
             a.slow_after,
             self.started_epoch,
             name,
+            self.context.cost.tools.tokens if self.context.cost.tools.seen else None,
         )
 
-    @staticmethod
-    def _take(events: list[AnalysisEvent], batch: Batch) -> None:
+    def _take(self, events: list[AnalysisEvent], batch: Batch) -> None:
         """What the analysis changed; its messages are in the list already."""
         for ev in events:
             if isinstance(ev, ExchangeUpdated):
+                self.context.exchange(ev.exchange, self.analyzer.message)
                 batch.changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
             elif isinstance(ev, FindingRaised):
                 batch.findings.append(ev.finding)

@@ -28,6 +28,7 @@ def test_demo_report_names_every_planted_bug(tmp_path: Path) -> None:
         ("pairing.reply-after-cancel", "id 8"),
         ("meta.missing", "id 3"),
         ("pairing.out-of-order", "id 6 overtook the reply to id 5"),
+        ("tools.schema-combinator", "'search_tickets'"),
     ]:
         assert any(rule in line and about in line for line in lines), (rule, done.stdout)
     captures = list(tmp_path.glob("*.jsonl"))
@@ -134,5 +135,16 @@ async def test_tui_demo_shows_the_live_messages_arrive(tmp_path: Path) -> None:
             "pairing.unknown-id",
             "meta.missing",
             "pairing.reply-after-cancel",
+            "tools.schema-combinator",
         } <= found
         assert any(m.exchange is not None and m.exchange.out_of_order for m in app.rows)
+
+
+def test_server_killer_schema_lists_a_tool_a_real_client_drops() -> None:
+    clean = talk([request(1, "tools/list")])
+    planted = talk([request(1, "tools/list")], "killer-schema")
+    names = [[t["name"] for t in r["result"]["tools"]] for r in (*clean, *planted) if isinstance(r, dict)]  # type: ignore[index]
+    assert names == [["get_ticket"], ["get_ticket", "search_tickets"]]
+    (reply,) = planted
+    assert isinstance(reply, dict)
+    assert "anyOf" in reply["result"]["tools"][1]["inputSchema"]  # type: ignore[index]

@@ -44,3 +44,20 @@ def test_header_says_a_backlog_is_read_then_analysed() -> None:
     assert "analysing, 42,000 to go" in plain(analysing, 160)
     done = HeaderState(FILE, snapshot, Counter(), 100_000, 100_000, False, 0, True, True, None, None)
     assert "analysing" not in plain(done, 160) and "reading" not in plain(done, 160)
+
+
+def test_header_shows_what_the_latest_tools_list_costs_once_one_is_answered() -> None:
+    unlisted = Snapshot(era=Era.MODERN, name="helpdesk")
+    state = HeaderState(FILE, unlisted, Counter(), 4, 4, False, 0, True, True, None, None)
+    assert "ctx" not in plain(state, 160)
+    listed = Snapshot(era=Era.MODERN, name="helpdesk", context_tokens=12_345)
+    state = HeaderState(FILE, listed, Counter(), 4, 4, False, 0, True, True, None, None)
+    assert "· 0  ctx ~12,345 tok  ended" in plain(state, 160)
+
+
+def test_the_context_cost_is_the_first_to_go_when_the_header_is_short() -> None:
+    listed = Snapshot(era=Era.MODERN, protocol_version="2026-07-28", name="helpdesk", context_tokens=99)
+    state = HeaderState(FILE, listed, Counter(), 4, 10, False, 0, True, True, "dir:s2c method:tools/*", None)
+    narrow = plain(state, 80)
+    assert "ctx" not in narrow and "filter: dir:s2c" in narrow and len(narrow) <= 80
+    assert "ctx ~99 tok" in plain(state, 200)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpspy.analysis.context_cost import context_cost
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
@@ -120,3 +121,15 @@ async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, sma
             await pilot.pause(0.05)
         assert "analysing" not in header_of(app) and "reading" not in header_of(app)
         assert not app.loaded and app.query_one(FindingsPane).findings  # still live, and analysed
+
+
+def test_the_snapshot_carries_the_latest_tools_list_cost_as_the_report_counts_it() -> None:
+    path = FIXTURES / "tools-schema-dialect.jsonl"
+    feed = loader.CaptureFeed(path, live=False)
+    assert feed.snapshot().context_tokens is None
+    while not feed.done:
+        feed.step()
+    _, analyzer = analyze_capture(path)
+    expected = context_cost(analyzer.exchanges, analyzer.message).tools.tokens
+    assert expected > 0 and feed.snapshot().context_tokens == expected
+    feed.close()

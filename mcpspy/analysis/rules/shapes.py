@@ -8,6 +8,7 @@ analysis/schema.py.
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from mcpspy.analysis.message_fields import params_of, result_of
@@ -45,11 +46,19 @@ class Shapes:
         self._out = out
         self._era = era
 
-    def result(self, exchange: Exchange, message: Message, request: Message) -> None:
-        """A result (not an error) that answered ``request``."""
+    def result(
+        self, exchange: Exchange, message: Message, request: Message, named: Collection[tuple[int, str]] = ()
+    ) -> None:
+        """A result (not an error) that answered ``request``.
+
+        ``named``: (tool index, field) pairs of a tools/list result that rules/tool_schemas.py
+        already named; they read as a plain object schema here, so the rest is still checked.
+        """
         result = result_of(message)
         if exchange.method not in RESULT_DEFS or not isinstance(result, dict):
             return
+        if named:
+            result = _without_named(result, named)
         revision = self._era.revision(request)
         if revision is None or (revision == TASKS_REVISION and "task" in params_of(request)):
             return  # a task-augmented request is answered with a CreateTaskResult instead
@@ -62,6 +71,14 @@ class Shapes:
                 problem,
                 related_seq=exchange.request_seq,
             )
+
+
+def _without_named(result: dict[str, Any], named: Collection[tuple[int, str]]) -> dict[str, Any]:
+    """The tools/list result with each named schema replaced by the smallest one that fits."""
+    tools = list(result["tools"])  # tool_schemas names fields only of a result whose tools is a list
+    for i, field in named:
+        tools[i] = {**tools[i], field: {"type": "object"}}
+    return {**result, "tools": tools}
 
 
 @functools.cache

@@ -61,6 +61,9 @@ def header_text(h: HeaderState, width: int) -> Content:
         Content(f"{s.pending_count} pending"),
         counts,
     ]
+    ctx = None if s.context_tokens is None else Content(f"ctx ~{s.context_tokens:,} tok")
+    if ctx is not None:  # what the latest tools/list costs a model's context
+        parts.append(ctx)
     if h.reading:
         parts.append(Content.styled("reading…", "dim"))
     elif h.unanalysed:
@@ -80,7 +83,10 @@ def header_text(h: HeaderState, width: int) -> Content:
     filter_text = visible_line(h.filter_text or "")
     filter_room = len(filter_text) + len("  filter: ") if h.filter_text is not None else 0
     room = width - 2 - sum(len(SEPARATOR) + part.cell_length for part in parts) - filter_room
-    if room < 12:  # the era is the first to go
+    if ctx is not None and room < max(12, len(visible_line(s.name))):  # the context cost goes first
+        parts.remove(ctx)
+        room += ctx.cell_length + len(SEPARATOR)
+    if room < 12:  # then the era
         room += parts.pop(0).cell_length + len(SEPARATOR)
     name = visible_line(h.file_name)  # the file name says when, and which server
     if len(name) > room:  # the server's name says enough
