@@ -19,6 +19,7 @@ from mcpspy.analysis.message_fields import request_version
 from mcpspy.analysis.model import AnalysisEvent, Era, Exchange, Finding, Kind, LifecycleSeen, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rules.capabilities import Capabilities
+from mcpspy.analysis.rules.digest import DigestRules
 from mcpspy.analysis.rules.envelope import Envelope
 from mcpspy.analysis.rules.framing import Framing, classify_line
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -69,6 +70,7 @@ class Analyzer:
         self._logging = Logging(out)
         self._shapes = Shapes(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
+        self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
 
@@ -183,15 +185,19 @@ class Analyzer:
             self._modern.meta_missing(message)
         self._modern.client_request(message)
         self._capabilities.client_request(message)
+        self._digest.client_request(message, exchange)
 
     def _notification(self, message: Message) -> None:
         if message.method == "notifications/cancelled":
-            self._pairing.cancel(message)
+            if not self._digest.cancel(message):
+                self._pairing.cancel(message)
         elif message.method == "notifications/progress":
             self._progress.notification(message)
         elif message.stream is C2S:
+            self._digest.client_notification(message)
             self._era.client_notification(message)
         else:
+            self._digest.server_notification(message)
             self._capabilities.server_notification(message)
             if message.method == "notifications/message":
                 self._logging.notification(message)
@@ -214,5 +220,7 @@ class Analyzer:
             else:
                 self._modern.error(exchange, message)
             self._capabilities.learn_server(exchange.method, message)
+            if exchange.method != "initialize":
+                self._digest.answered(exchange, message)
         if is_result and request is not None:
             self._shapes.result(exchange, message, request)

@@ -90,6 +90,36 @@ class RuleId(enum.StrEnum):
     # ~~
     # ~~
     # rules/mrtr.py, subscriptions.py, deprecations.py, caching.py: the DIGEST rules (issue 17)
+    MRTR_WRONG_METHOD = "mrtr.wrong-method"
+    MRTR_EMPTY = "mrtr.empty"
+    MRTR_INVALID_INPUT_REQUEST = "mrtr.invalid-input-request"
+    MRTR_UNDECLARED_CAPABILITY = "mrtr.undeclared-capability"
+    MRTR_REQUEST_STATE = "mrtr.request-state"
+    MRTR_RETRY_SAME_ID = "mrtr.retry-same-id"
+    MRTR_INPUT_RESPONSES_MISSING = "mrtr.input-responses-missing"
+    SUBSCRIPTION_NO_FILTER = "subscription.no-filter"
+    SUBSCRIPTION_BEFORE_ACK = "subscription.before-ack"
+    SUBSCRIPTION_ID_MISSING = "subscription.id-missing"
+    SUBSCRIPTION_UNKNOWN_ID = "subscription.unknown-id"
+    SUBSCRIPTION_UNREQUESTED = "subscription.unrequested"
+    SUBSCRIPTION_ACK_SUPERSET = "subscription.ack-superset"
+    SUBSCRIPTION_AFTER_END = "subscription.after-end"
+    SUBSCRIPTION_SERVER_CANCEL = "subscription.server-cancel"
+    DEPRECATED_REMOVED_METHOD = "deprecated.removed-method"
+    DEPRECATED_FEATURE = "deprecated.feature"
+    ERROR_RETIRED_CODE = "error.retired-code"
+    ERROR_UNDEFINED_CODE = "error.undefined-code"
+    ERROR_MISSING_CAPABILITY_DATA = "error.missing-capability-data"
+    ERROR_HEADER_MISMATCH_ON_STDIO = "error.header-mismatch-on-stdio"
+    LOGGING_NO_LOG_LEVEL = "logging.no-log-level"
+    LOGGING_ON_SUBSCRIPTION = "logging.on-subscription"
+    CACHE_INVALID_TTL = "cache.invalid-ttl"
+    CACHE_INVALID_SCOPE = "cache.invalid-scope"
+    CACHE_SCOPE_CHANGED = "cache.scope-changed"
+    CACHE_ON_INPUT_REQUIRED = "cache.on-input-required"
+    CACHE_REFETCH_FRESH = "cache.refetch-fresh"
+    RESULT_TYPE_INVALID = "result.type-invalid"
+    RESULT_TYPE_UNKNOWN = "result.type-unknown"
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)

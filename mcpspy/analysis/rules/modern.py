@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import error_code_of, error_of, result_of
+from mcpspy.analysis.message_fields import (
+    META_CAPABILITIES,
+    error_code_of,
+    error_of,
+    meta_in,
+    params_of,
+    result_of,
+)
 from mcpspy.analysis.model import Era, Exchange, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -27,6 +34,8 @@ CACHEABLE = frozenset(
     }
 )
 UNSUPPORTED_VERSION = -32022
+RETIRED_RESOURCE_NOT_FOUND = -32002  # in a 2026-07-28 exchange: error.retired-code (rules/deprecations.py)
+RESULT_TYPES = ("complete", "input_required")
 
 
 class ModernRules:
@@ -38,7 +47,7 @@ class ModernRules:
 
     # --- what the client sends
 
-    def meta_missing(self, request: Message) -> None:
+    def meta_missing(self, request: Message, why: str = "") -> None:
         """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
         self._meta_missing.add(request.seq)
         self._out.find(
@@ -46,7 +55,8 @@ class ModernRules:
             request.seq,
             request.stream,
             f"{request.method} (id {shown(request.id)}) has no _meta protocolVersion and "
-            "clientCapabilities; a 2026-07-28 server must reject it with -32602",
+            f"clientCapabilities{' (' + why + ')' if why else ''}; a 2026-07-28 server must reject it "
+            "with -32602",
         )
         exchange = request.exchange
         if exchange is not None and exchange.reply_seq is not None:  # held, and answered meanwhile
@@ -55,6 +65,10 @@ class ModernRules:
                 self._not_rejected(exchange, reply)
 
     def client_request(self, message: Message) -> None:
+        if message.exchange is not None and message.exchange.version is not None:
+            capabilities = meta_in(params_of(message)).get(META_CAPABILITIES)
+            if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
+                self.meta_missing(message, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
 
@@ -90,7 +104,12 @@ class ModernRules:
                     message.stream,
                     "-32022 without data.supported: the client cannot pick a version to retry with",
                 )
-        elif code is not None and -32019 <= code <= -32000 and self._era.era is not Era.LEGACY:
+        elif (
+            code is not None
+            and -32019 <= code <= -32000
+            and self._era.era is not Era.LEGACY
+            and not (code == RETIRED_RESOURCE_NOT_FOUND and exchange.version is not None)
+        ):
             self._out.find(
                 RuleId.JSONRPC_DEPRECATED_ERROR_CODE,
                 message.seq,
@@ -117,16 +136,11 @@ class ModernRules:
                 f"the server answered a {version} request but lists only "
                 f"{', '.join(self.supported_versions)}",
             )
-        if "resultType" not in result:
-            self._out.find(
-                RuleId.RESULT_MISSING_RESULT_TYPE,
-                message.seq,
-                message.stream,
-                f"the {exchange.method} result has no resultType",
-            )
+        result_type = result.get("resultType")
+        self._result_type(exchange, message, result_type, "resultType" in result)
         if (
             exchange.method in CACHEABLE
-            and result.get("resultType", "complete") == "complete"
+            and result_type in (None, "complete")  # absent (or null) reads as complete
             and not ("ttlMs" in result and "cacheScope" in result)
         ):
             missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
@@ -135,6 +149,33 @@ class ModernRules:
                 message.seq,
                 message.stream,
                 f"the {exchange.method} result has no {missing}",
+            )
+
+    def _result_type(self, exchange: Exchange, message: Message, result_type: Any, present: bool) -> None:
+        """resultType is required and a string; null is no value (issue 17: it was taken as present)."""
+        if result_type is None:
+            self._out.find(
+                RuleId.RESULT_MISSING_RESULT_TYPE,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is null"
+                if present
+                else f"the {exchange.method} result has no resultType",
+            )
+        elif not isinstance(result_type, str):
+            self._out.find(
+                RuleId.RESULT_TYPE_INVALID,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is {shown(result_type)}, not a string",
+            )
+        elif result_type not in RESULT_TYPES:
+            self._out.find(
+                RuleId.RESULT_TYPE_UNKNOWN,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is {shown(result_type)}: not complete or "
+                "input_required, so a client without an extension defining it must reject it",
             )
 
     def _not_rejected(self, exchange: Exchange, result: Message) -> None:
