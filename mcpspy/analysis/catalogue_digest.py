@@ -244,5 +244,34 @@ DIGEST_RULES: list[Rule] = [
          bad='{"result":{"resultType":"done","content":[]}}',
          good='{"result":{"resultType":"complete","content":[]}}',
          fix="Use complete or input_required, or a value of an extension both sides advertise."),
+    Rule(RuleId.LOGGING_INVALID_LOG_LEVEL, W,
+         "A request's _meta io.modelcontextprotocol/logLevel is not one of the eight RFC 5424 levels.",
+         "2026-07-28/server/utilities/logging.mdx \u00a7Error Handling (a server SHOULD reject it with "
+         "-32602)",
+         bad='"_meta":{"io.modelcontextprotocol/logLevel":"verbose",...}',
+         good='"_meta":{"io.modelcontextprotocol/logLevel":"debug",...}',
+         fix="Send one of debug, info, notice, warning, error, critical, alert, emergency."),
+    Rule(RuleId.LOGGING_BELOW_LEVEL, W,
+         "A log message below the lowest logLevel that the requests in flight set.",
+         "2026-07-28/server/utilities/logging.mdx \u00a7Per-request log level (\"MAY send "
+         "notifications/message "
+         "notifications at or above the requested level\")",
+         bad='logLevel "warning", then a "debug" notifications/message',
+         good='logLevel "warning", then "warning" and above only',
+         fix="Filter log messages by the level the request set."),
+    Rule(RuleId.ERROR_RESERVED_CODE, W,
+         "An error code in JSON-RPC's reserved -32768..-32100 that is none of its five defined codes.",
+         f"{BASE} \u00a7Error Codes (new codes SHOULD sit outside -32768..-32000)",
+         bad='{"error":{"code":-32500,"message":"busy"}}', good='{"error":{"code":-31500,"message":"busy"}}',
+         fix="Use -32700 or -32600..-32603 for their JSON-RPC meanings, and codes outside -32768..-32000 for "
+         "your own."),
+    Rule(RuleId.RESOURCE_EMPTY_CONTENTS, W,
+         "A resources/read result with empty contents: a resource that does not exist is answered with "
+         "-32602.",
+         "2026-07-28/server/resources.mdx \u00a7Error Handling (\"MUST NOT return an empty contents array\" "
+         "for a resource that does not exist)",
+         bad='{"result":{"resultType":"complete","contents":[],...}}',
+         good='{"error":{"code":-32602,"message":"Resource not found"}}',
+         fix="Answer an unknown uri with -32602, and an existing resource with its contents."),
 ]
 # fmt: on

@@ -120,6 +120,10 @@ class RuleId(enum.StrEnum):
     CACHE_REFETCH_FRESH = "cache.refetch-fresh"
     RESULT_TYPE_INVALID = "result.type-invalid"
     RESULT_TYPE_UNKNOWN = "result.type-unknown"
+    LOGGING_INVALID_LOG_LEVEL = "logging.invalid-log-level"
+    LOGGING_BELOW_LEVEL = "logging.below-level"
+    ERROR_RESERVED_CODE = "error.reserved-code"
+    RESOURCE_EMPTY_CONTENTS = "resource.empty-contents"
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)

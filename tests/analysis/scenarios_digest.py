@@ -22,6 +22,7 @@ from tests.analysis.steps import (
 
 SUB_ID = "io.modelcontextprotocol/subscriptionId"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 URI = "helpdesk://tickets/2318"
 LISTS = {"tools": {"listChanged": True}, "resources": {"listChanged": True, "subscribe": True}}
 LOGS = {"tools": {}, "logging": {}}
@@ -207,9 +208,26 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         c2s(call(2)),
         s2c(notify("notifications/message", level="info", data="deploying")),
         s2c(res(2, CALL_RESULT)),
-        c2s(with_meta(call(5), **{"io.modelcontextprotocol/logLevel": "info"})),
+        c2s(with_meta(call(5), **{LOG_LEVEL: "info"})),
         s2c(notify("notifications/message", level="info", data="deploying")),
         s2c(res(5, CALL_RESULT)),
+    ],
+    "logging-invalid-log-level": [
+        *discover_with(LOGS),
+        c2s(with_meta(call(2), **{LOG_LEVEL: "verbose"})),
+        s2c(res(2, CALL_RESULT)),
+    ],
+    "logging-below-level": [
+        *discover_with(LOGS),
+        c2s(with_meta(call(2), **{LOG_LEVEL: "warning"})),
+        s2c(notify("notifications/message", level="debug", data="step 1")),
+        s2c(notify("notifications/message", level="error", data="step 2 failed")),
+        s2c(res(2, CALL_RESULT)),
+    ],
+    "error-reserved-code": [c2s(call(1)), s2c(err(1, -32500, "Busy"))],
+    "resource-empty-contents": [
+        c2s(req(1, "resources/read", uri="helpdesk://tickets/404")),
+        s2c(res(1, {"resultType": "complete", "contents": [], "ttlMs": 0, "cacheScope": "public"})),
     ],
     "logging-on-subscription": [
         *discover_with(LOGS),
@@ -310,6 +328,10 @@ DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
     "error-header-mismatch-on-stdio": [("error.header-mismatch-on-stdio", 2)],
     "logging-no-log-level": [("logging.no-log-level", 4), ("deprecated.feature", 4)],
     "logging-on-subscription": [("logging.on-subscription", 5), ("deprecated.feature", 5)],
+    "logging-invalid-log-level": [("logging.invalid-log-level", 3)],
+    "logging-below-level": [("logging.below-level", 4), ("deprecated.feature", 4)],
+    "error-reserved-code": [("error.reserved-code", 2)],
+    "resource-empty-contents": [("resource.empty-contents", 2)],
     "cache-pages-clean": [],
     "cache-invalid-ttl": [("cache.invalid-ttl", 2), ("cache.invalid-ttl", 4)],
     "cache-invalid-scope": [("cache.invalid-scope", 2)],

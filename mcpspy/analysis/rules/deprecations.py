@@ -1,11 +1,11 @@
-"""What 2026-07-28 removed, retired or deprecated (deprecated.*, error.*, logging.* of that revision).
+"""What 2026-07-28 removed, retired or deprecated (deprecated.*, error.*, logging.*, resource.*).
 
 Removed methods (logging/setLevel, resources/subscribe, ...), deprecated
 features (roots, sampling, logging: still in the spec, not to be adopted),
-error codes retired or undefined, and the per-request log level that
-replaced logging/setLevel. Server requests (sampling/createMessage,
-roots/list as JSON-RPC requests) are rules/modern.py's direction.server-request;
-ping is its ping.modern.
+error codes retired, undefined or reserved, a resources/read answered with
+nothing, and the per-request log level that replaced logging/setLevel.
+Server requests (sampling/createMessage, roots/list as JSON-RPC requests)
+are rules/modern.py's direction.server-request; ping is its ping.modern.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mcpspy.analysis.message_fields import META_CAPABILITIES, error_code_of, err
 from mcpspy.analysis.model import Exchange, ExchangeState, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.progress_logging import LOG_LEVELS
 from mcpspy.analysis.rules.subscriptions import SUBSCRIPTION_ID
 
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
@@ -34,13 +35,15 @@ REMOVED_SERVER_NOTIFICATIONS = {"notifications/elicitation/complete": "the clien
 DEPRECATED_CAPABILITIES = ("roots", "sampling")  # SEP-2577; logging is the server's
 RETIRED = {-32002: "resource not found is -32602 now", -32042: "URL elicitation goes through MRTR now"}
 HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION = -32020, -32021, -32022
+JSONRPC_DEFINED = frozenset({-32700, -32600, -32601, -32602, -32603})
 
 
 class Deprecations:
     def __init__(self, out: Reporter) -> None:
         self._out = out
         self._noted: set[str] = set()  # deprecated features already reported in this process
-        self._log_level: list[Exchange] = []  # client requests that set a log level, oldest first
+        # Client requests that set a log level, oldest first, with the level's rank in LOG_LEVELS.
+        self._log_level: list[tuple[Exchange, int]] = []
 
     def _removed(self, message: Message, instead: str) -> None:
         self._out.find(
@@ -75,7 +78,16 @@ class Deprecations:
                 if name in capabilities:
                     self._feature(message, name, f"the client declares the {name} capability")
         if LOG_LEVEL in meta:
-            self._log_level.append(exchange)
+            level = meta[LOG_LEVEL]
+            if level in LOG_LEVELS:
+                self._log_level.append((exchange, LOG_LEVELS.index(level)))
+            else:
+                self._out.find(
+                    RuleId.LOGGING_INVALID_LOG_LEVEL,
+                    message.seq,
+                    message.stream,
+                    f"_meta {LOG_LEVEL} is {shown(level)}, not one of {', '.join(LOG_LEVELS)}",
+                )
 
     def client_notification(self, message: Message) -> None:
         """A client notification of a 2026-07-28 process with no legacy handshake under way."""
@@ -101,13 +113,32 @@ class Deprecations:
                 "never travel on a subscriptions/listen stream",
             )
             return
-        waiting = self._log_level = [e for e in self._log_level if e.state is ExchangeState.PENDING]
+        waiting = self._log_level = [w for w in self._log_level if w[0].state is ExchangeState.PENDING]
         if not waiting:
             self._out.find(
                 RuleId.LOGGING_NO_LOG_LEVEL,
                 message.seq,
                 message.stream,
                 f"notifications/message while no request in flight set _meta {LOG_LEVEL}",
+            )
+            return
+        level, lowest = params_of(message).get("level"), min(rank for _, rank in waiting)
+        if level in LOG_LEVELS and LOG_LEVELS.index(level) < lowest:
+            self._out.find(
+                RuleId.LOGGING_BELOW_LEVEL,
+                message.seq,
+                message.stream,
+                f"a {level} message, below {LOG_LEVELS[lowest]}, the lowest level a request in flight set",
+            )
+
+    def read_result(self, message: Message, result: dict[str, object]) -> None:
+        """A complete resources/read result: a resource that does not exist is -32602, never nothing."""
+        if result.get("contents") == []:
+            self._out.find(
+                RuleId.RESOURCE_EMPTY_CONTENTS,
+                message.seq,
+                message.stream,
+                "resources/read returned empty contents; a missing resource is answered with -32602",
             )
 
     def error(self, exchange: Exchange, message: Message) -> None:
@@ -130,6 +161,14 @@ class Deprecations:
                 stream,
                 f"error code {code} is in -32020..-32099, reserved for the MCP spec, which defines only "
                 "-32020, -32021 and -32022 there",
+            )
+        elif -32768 <= code <= -32100 and code not in JSONRPC_DEFINED:
+            self._out.find(
+                RuleId.ERROR_RESERVED_CODE,
+                seq,
+                stream,
+                f"error code {code} is in JSON-RPC's reserved -32768..-32000 but is none of its defined "
+                "codes",
             )
         elif code == HEADER_MISMATCH:
             self._out.find(

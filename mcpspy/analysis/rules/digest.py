@@ -76,3 +76,5 @@ class DigestRules:
         if result_type == "input_required":
             self.mrtr.result(exchange, reply, result)
         self.caching.result(exchange, reply, result, result_type)
+        if exchange.method == "resources/read" and result_type == "complete":
+            self.deprecations.read_result(reply, result)
