@@ -273,5 +273,20 @@ DIGEST_RULES: list[Rule] = [
          bad='{"result":{"resultType":"complete","contents":[],...}}',
          good='{"error":{"code":-32602,"message":"Resource not found"}}',
          fix="Answer an unknown uri with -32602, and an existing resource with its contents."),
+    Rule(RuleId.DISCOVER_NOT_IMPLEMENTED, E,
+         "The server answers 2026-07-28 requests but answered server/discover with -32601 (method not "
+         "found): every 2026-07-28 server implements it.",
+         "2026-07-28/server/discover.mdx; 2026-07-28/changelog.mdx Major 3 (\"servers MUST implement this "
+         "RPC\")",
+         bad="server/discover -> -32601, then tools/list -> a result",
+         good="server/discover -> a DiscoverResult",
+         fix="Implement server/discover: supportedVersions, capabilities, ttlMs and cacheScope."),
+    Rule(RuleId.ERROR_UNSUPPORTED_VERSION_INCONSISTENT, W,
+         "An UnsupportedProtocolVersion error (-32022) whose data.requested is not the version the request "
+         "carried, or whose data.supported lists that very version.",
+         "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation (derived)",
+         bad='asked "2026-07-28", got -32022 with "supported":["2026-07-28"]',
+         good='asked "1900-01-01", got -32022 with "supported":["2026-07-28"],"requested":"1900-01-01"',
+         fix="Echo the requested version as sent, and refuse only versions you do not list."),
 ]
 # fmt: on

@@ -124,6 +124,8 @@ class RuleId(enum.StrEnum):
     LOGGING_BELOW_LEVEL = "logging.below-level"
     ERROR_RESERVED_CODE = "error.reserved-code"
     RESOURCE_EMPTY_CONTENTS = "resource.empty-contents"
+    DISCOVER_NOT_IMPLEMENTED = "discover.not-implemented"
+    ERROR_UNSUPPORTED_VERSION_INCONSISTENT = "error.unsupported-version-inconsistent"
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)

@@ -9,6 +9,7 @@ from tests.analysis.steps import (
     DISCOVER_RESULT,
     SERVER_META,
     Step,
+    V,
     c2s,
     cancel,
     err,
@@ -225,6 +226,16 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         s2c(res(2, CALL_RESULT)),
     ],
     "error-reserved-code": [c2s(call(1)), s2c(err(1, -32500, "Busy"))],
+    "discover-not-implemented": [
+        c2s(req(1, "server/discover")),
+        s2c(err(1, -32601, "Method not found")),
+        tools_list(2),
+        s2c(res(2, LIST)),
+    ],
+    "error-unsupported-version-inconsistent": [
+        c2s(req(1, "server/discover")),
+        s2c(err(1, -32022, "Unsupported protocol version", {"supported": [V], "requested": "2025-01-01"})),
+    ],
     "resource-empty-contents": [
         c2s(req(1, "resources/read", uri="helpdesk://tickets/404")),
         s2c(res(1, {"resultType": "complete", "contents": [], "ttlMs": 0, "cacheScope": "public"})),
@@ -331,6 +342,8 @@ DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
     "logging-invalid-log-level": [("logging.invalid-log-level", 3)],
     "logging-below-level": [("logging.below-level", 4), ("deprecated.feature", 4)],
     "error-reserved-code": [("error.reserved-code", 2)],
+    "discover-not-implemented": [("discover.not-implemented", 4)],
+    "error-unsupported-version-inconsistent": [("error.unsupported-version-inconsistent", 2)],
     "resource-empty-contents": [("resource.empty-contents", 2)],
     "cache-pages-clean": [],
     "cache-invalid-ttl": [("cache.invalid-ttl", 2), ("cache.invalid-ttl", 4)],

@@ -12,6 +12,7 @@ from typing import Any
 from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import (
     META_CAPABILITIES,
+    META_VERSION,
     error_code_of,
     error_of,
     meta_in,
@@ -34,6 +35,7 @@ CACHEABLE = frozenset(
     }
 )
 UNSUPPORTED_VERSION = -32022
+METHOD_NOT_FOUND = -32601
 RETIRED_RESOURCE_NOT_FOUND = -32002  # in a 2026-07-28 exchange: error.retired-code (rules/deprecations.py)
 RESULT_TYPES = ("complete", "input_required")
 
@@ -44,6 +46,10 @@ class ModernRules:
         self._era = era
         self.supported_versions: list[str] | None = None  # from the server/discover result
         self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
+        # discover.not-implemented: a -32601 to a 2026-07-28 server/discover; a result to another request.
+        self._discover_refused: int | None = None
+        self._served: int | None = None
+        self._discover_flagged = False
 
     # --- what the client sends
 
@@ -104,6 +110,11 @@ class ModernRules:
                     message.stream,
                     "-32022 without data.supported: the client cannot pick a version to retry with",
                 )
+            else:
+                self._unsupported_inconsistent(exchange, message, data)
+        elif code == METHOD_NOT_FOUND and exchange.method == "server/discover" and self._modern(exchange):
+            self._discover_refused = message.seq
+            self._discover_missing(message)
         elif (
             code is not None
             and -32019 <= code <= -32000
@@ -125,7 +136,50 @@ class ModernRules:
         if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:
             self._result(exchange, message, result, version)
 
+    def _modern(self, exchange: Exchange) -> bool:
+        return exchange.version is not None and self._era.era is not Era.LEGACY
+
+    def _discover_missing(self, message: Message) -> None:
+        """A server that serves 2026-07-28 requests but answers server/discover with -32601 (once).
+
+        A legacy server does the same to a dual-era client's probe (section 0): that
+        process goes legacy, so its later results are not 2026-07-28 ones.
+        """
+        if self._discover_refused is None or self._served is None or self._discover_flagged:
+            return
+        self._discover_flagged = True
+        self._out.find(
+            RuleId.DISCOVER_NOT_IMPLEMENTED,
+            message.seq,
+            message.stream,
+            f"the server answered server/discover with -32601 (seq {self._discover_refused}) but serves "
+            f"2026-07-28 requests (a result at seq {self._served}); it must implement server/discover",
+        )
+
+    def _unsupported_inconsistent(self, exchange: Exchange, message: Message, data: dict[str, Any]) -> None:
+        """A -32022 whose data.requested is not what was asked, or whose supported list has it."""
+        request = self._out.by_seq.get(exchange.request_seq)
+        asked = meta_in(params_of(request)).get(META_VERSION) if request is not None else None
+        if not isinstance(asked, str):
+            return
+        problems = []
+        requested = data.get("requested")
+        if isinstance(requested, str) and requested != asked:
+            problems.append(f"data.requested is {shown(requested)}, but the request asked {shown(asked)}")
+        if asked in data["supported"]:
+            problems.append(f"data.supported lists {shown(asked)}, the version it refuses")
+        if problems:
+            self._out.find(
+                RuleId.ERROR_UNSUPPORTED_VERSION_INCONSISTENT,
+                message.seq,
+                message.stream,
+                "-32022 contradicts itself: " + "; ".join(problems),
+            )
+
     def _result(self, exchange: Exchange, message: Message, result: dict[str, Any], version: str) -> None:
+        if exchange.method != "server/discover" and self._served is None:
+            self._served = message.seq
+            self._discover_missing(message)
         if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
             self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
         if self.supported_versions is not None and version not in self.supported_versions:
