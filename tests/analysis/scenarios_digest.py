@@ -139,6 +139,7 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         listen("l2", resourcesListChanged=True),
         ack("l2"),  # the server honours none of it
         c2s(cancel("l2")),
+        server_cancel("l2"),  # both sides ended it at once
         server_cancel(2),
         ev("stdin-closed"),
         ev("server-exited", code=0),
@@ -294,7 +295,13 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
     ],
     # --- resultType, and the nulls that read as present
     "result-type-invalid": [c2s(call(1)), s2c(res(1, {**CALL_RESULT, "resultType": 1}))],
-    "result-type-unknown": [c2s(call(1)), s2c(res(1, {**CALL_RESULT, "resultType": "done"}))],
+    "result-type-unknown": [
+        c2s(call(1)),
+        s2c(res(1, {**CALL_RESULT, "resultType": "done"})),
+        *discover_with({"tools": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}, 3),
+        c2s(call(4)),
+        s2c(res(4, {"resultType": "task", "task": {"taskId": "t1"}})),  # an extension's result type
+    ],
     "result-type-null": [
         c2s(call(1)),
         s2c(res(1, {**CALL_RESULT, "resultType": None})),

@@ -45,6 +45,7 @@ class ModernRules:
         self._out = out
         self._era = era
         self.supported_versions: list[str] | None = None  # from the server/discover result
+        self._extensions = False  # the server/discover result advertised extensions (new result types)
         self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
         # discover.not-implemented: a -32601 to a 2026-07-28 server/discover; a result to another request.
         self._discover_refused: int | None = None
@@ -182,6 +183,8 @@ class ModernRules:
             self._discover_missing(message)
         if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
             self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
+            capabilities = result.get("capabilities")
+            self._extensions = isinstance(capabilities, dict) and bool(capabilities.get("extensions"))
         if self.supported_versions is not None and version not in self.supported_versions:
             self._out.find(
                 RuleId.VERSION_UNLISTED,
@@ -223,13 +226,13 @@ class ModernRules:
                 message.stream,
                 f"the {exchange.method} result's resultType is {shown(result_type)}, not a string",
             )
-        elif result_type not in RESULT_TYPES:
+        elif result_type not in RESULT_TYPES and not self._extensions:
             self._out.find(
                 RuleId.RESULT_TYPE_UNKNOWN,
                 message.seq,
                 message.stream,
                 f"the {exchange.method} result's resultType is {shown(result_type)}: not complete or "
-                "input_required, so a client without an extension defining it must reject it",
+                "input_required, and the server advertised no extensions that could define it",
             )
 
     def _not_rejected(self, exchange: Exchange, result: Message) -> None:

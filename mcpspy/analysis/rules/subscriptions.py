@@ -74,8 +74,9 @@ class Subscriptions:
         """A notifications/cancelled of a 2026-07-28 process; the server's may end only a listen."""
         request_id: Any = params_of(message).get("requestId")
         listen = self._listens.get(request_id) if valid_id(request_id) else None
-        if listen is not None and listen.ended_seq is None:
-            listen.ended_seq = message.seq
+        if listen is not None:  # ended already: both sides may end it at once
+            if listen.ended_seq is None:
+                listen.ended_seq = message.seq
         elif by_server:
             self._out.find(
                 RuleId.SUBSCRIPTION_SERVER_CANCEL,
