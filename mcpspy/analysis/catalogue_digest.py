@@ -288,5 +288,12 @@ DIGEST_RULES: list[Rule] = [
          bad='asked "2026-07-28", got -32022 with "supported":["2026-07-28"]',
          good='asked "1900-01-01", got -32022 with "supported":["2026-07-28"],"requested":"1900-01-01"',
          fix="Echo the requested version as sent, and refuse only versions you do not list."),
+    Rule(RuleId.DIRECTION_CLIENT_NOTIFICATION, E,
+         "A 2026-07-28 client sent a server notification (a list_changed, resources/updated, a log message, "
+         "a subscription acknowledgement): its only notification is notifications/cancelled.",
+         "schema/2026-07-28 ClientNotification (CancelledNotification alone)",
+         bad='client: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
+         good='client: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}',
+         fix="Send the server nothing but requests and notifications/cancelled."),
 ]
 # fmt: on

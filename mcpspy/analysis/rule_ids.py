@@ -126,6 +126,7 @@ class RuleId(enum.StrEnum):
     RESOURCE_EMPTY_CONTENTS = "resource.empty-contents"
     DISCOVER_NOT_IMPLEMENTED = "discover.not-implemented"
     ERROR_UNSUPPORTED_VERSION_INCONSISTENT = "error.unsupported-version-inconsistent"
+    DIRECTION_CLIENT_NOTIFICATION = "direction.client-notification"
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)

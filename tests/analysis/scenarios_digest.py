@@ -227,6 +227,11 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         s2c(res(2, CALL_RESULT)),
     ],
     "error-reserved-code": [c2s(call(1)), s2c(err(1, -32500, "Busy"))],
+    "direction-client-notification": [
+        tools_list(1),
+        s2c(res(1, LIST)),
+        c2s(notify("notifications/tools/list_changed")),
+    ],
     "discover-not-implemented": [
         c2s(req(1, "server/discover")),
         s2c(err(1, -32601, "Method not found")),
@@ -349,6 +354,7 @@ DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
     "logging-invalid-log-level": [("logging.invalid-log-level", 3)],
     "logging-below-level": [("logging.below-level", 4), ("deprecated.feature", 4)],
     "error-reserved-code": [("error.reserved-code", 2)],
+    "direction-client-notification": [("direction.client-notification", 3)],
     "discover-not-implemented": [("discover.not-implemented", 4)],
     "error-unsupported-version-inconsistent": [("error.unsupported-version-inconsistent", 2)],
     "resource-empty-contents": [("resource.empty-contents", 2)],

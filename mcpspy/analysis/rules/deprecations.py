@@ -32,6 +32,17 @@ REMOVED_CLIENT_NOTIFICATIONS = {
     "notifications/roots/list_changed": "nothing (roots travel in inputRequests)",
 }
 REMOVED_SERVER_NOTIFICATIONS = {"notifications/elicitation/complete": "the client's retry (MRTR)"}
+# Server notifications a 2026-07-28 client cannot send: its ClientNotification union is cancelled alone.
+SERVER_ONLY_NOTIFICATIONS = frozenset(
+    {
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/resources/updated",
+        "notifications/message",
+        "notifications/subscriptions/acknowledged",
+    }
+)
 DEPRECATED_CAPABILITIES = ("roots", "sampling")  # SEP-2577; logging is the server's
 RETIRED = {-32002: "resource not found is -32602 now", -32042: "URL elicitation goes through MRTR now"}
 HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION = -32020, -32021, -32022
@@ -94,6 +105,14 @@ class Deprecations:
         instead = REMOVED_CLIENT_NOTIFICATIONS.get(message.method or "")
         if instead is not None:
             self._removed(message, instead)
+        elif message.method in SERVER_ONLY_NOTIFICATIONS:
+            self._out.find(
+                RuleId.DIRECTION_CLIENT_NOTIFICATION,
+                message.seq,
+                message.stream,
+                f"the client sent {message.method}, a server notification; a 2026-07-28 client sends "
+                "only notifications/cancelled",
+            )
 
     def server_notification(self, message: Message) -> None:
         """A server notification of a 2026-07-28 process."""
