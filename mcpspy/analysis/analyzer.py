@@ -180,6 +180,7 @@ class Analyzer:
         if message.method == "initialize":
             self._era.initialize(message, exchange)
             self._capabilities.learn_client(message)
+            self._digest.initialize(message)
             return
         if self._era.client_request(message, exchange):
             self._modern.meta_missing(message)

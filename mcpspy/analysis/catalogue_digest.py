@@ -295,5 +295,12 @@ DIGEST_RULES: list[Rule] = [
          bad='client: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
          good='client: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}',
          fix="Send the server nothing but requests and notifications/cancelled."),
+    Rule(RuleId.ERA_FALLBACK_AFTER_MODERN_REPLY, W,
+         "The client sent initialize after server/discover had answered with a DiscoverResult or -32022: the "
+         "server is modern, so the client retries with a listed version instead of falling back.",
+         f"{STDIO} \u00a7Backward Compatibility; 2026-07-28/basic/versioning.mdx",
+         bad="server/discover -> DiscoverResult, then initialize",
+         good="server/discover -> DiscoverResult, then tools/list with a supported version",
+         fix="Fall back to initialize only when the probe fails without a 2026-07-28 answer."),
 ]
 # fmt: on

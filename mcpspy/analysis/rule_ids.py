@@ -127,6 +127,7 @@ class RuleId(enum.StrEnum):
     DISCOVER_NOT_IMPLEMENTED = "discover.not-implemented"
     ERROR_UNSUPPORTED_VERSION_INCONSISTENT = "error.unsupported-version-inconsistent"
     DIRECTION_CLIENT_NOTIFICATION = "direction.client-notification"
+    ERA_FALLBACK_AFTER_MODERN_REPLY = "era.fallback-after-modern-reply"
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)

@@ -14,6 +14,7 @@ from tests.analysis.steps import (
     cancel,
     err,
     ev,
+    initialize,
     notify,
     req,
     res,
@@ -227,6 +228,11 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         s2c(res(2, CALL_RESULT)),
     ],
     "error-reserved-code": [c2s(call(1)), s2c(err(1, -32500, "Busy"))],
+    "era-fallback-after-modern-reply": [
+        *discover_with({"tools": {}}),
+        initialize(),
+        s2c(err(0, -32022, "Unsupported protocol version", {"supported": [V], "requested": "2025-06-18"})),
+    ],
     "direction-client-notification": [
         tools_list(1),
         s2c(res(1, LIST)),
@@ -355,6 +361,7 @@ DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
     "logging-below-level": [("logging.below-level", 4), ("deprecated.feature", 4)],
     "error-reserved-code": [("error.reserved-code", 2)],
     "direction-client-notification": [("direction.client-notification", 3)],
+    "era-fallback-after-modern-reply": [("era.fallback-after-modern-reply", 3)],
     "discover-not-implemented": [("discover.not-implemented", 4)],
     "error-unsupported-version-inconsistent": [("error.unsupported-version-inconsistent", 2)],
     "resource-empty-contents": [("resource.empty-contents", 2)],

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import META_CAPABILITIES, error_code_of, error_of, meta_in, params_of
-from mcpspy.analysis.model import Exchange, ExchangeState, Message
+from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.progress_logging import LOG_LEVELS
@@ -53,6 +53,7 @@ class Deprecations:
     def __init__(self, out: Reporter) -> None:
         self._out = out
         self._noted: set[str] = set()  # deprecated features already reported in this process
+        self._modern_reply: int | None = None  # a DiscoverResult or -32022 answered server/discover here
         # Client requests that set a log level, oldest first, with the level's rank in LOG_LEVELS.
         self._log_level: list[tuple[Exchange, int]] = []
 
@@ -99,6 +100,23 @@ class Deprecations:
                     message.stream,
                     f"_meta {LOG_LEVEL} is {shown(level)}, not one of {', '.join(LOG_LEVELS)}",
                 )
+
+    def discover_answered(self, reply: Message) -> None:
+        """A 2026-07-28 server/discover answered: a DiscoverResult or -32022 says the server is modern."""
+        if reply.kind is Kind.RESPONSE or error_code_of(reply) == UNSUPPORTED_VERSION:
+            self._modern_reply = reply.seq
+
+    def initialize(self, message: Message) -> None:
+        """An initialize sent after the server showed it is modern: a fallback the client must not make."""
+        if self._modern_reply is not None:
+            self._out.find(
+                RuleId.ERA_FALLBACK_AFTER_MODERN_REPLY,
+                message.seq,
+                message.stream,
+                f"initialize after server/discover got a 2026-07-28 answer (seq {self._modern_reply}); the "
+                "client should retry with a version from supportedVersions, not fall back",
+                related_seq=self._modern_reply,
+            )
 
     def client_notification(self, message: Message) -> None:
         """A client notification of a 2026-07-28 process with no legacy handshake under way."""

@@ -37,6 +37,9 @@ class DigestRules:
         self.deprecations.client_request(message, exchange)
         self.caching.request(message)
 
+    def initialize(self, message: Message) -> None:
+        self.deprecations.initialize(message)
+
     def cancel(self, message: Message) -> bool:
         """A notifications/cancelled; True when it is a 2026-07-28 server's, which pairing must not read.
 
@@ -64,6 +67,8 @@ class DigestRules:
             return
         if exchange.method == "subscriptions/listen":
             self.subscriptions.answered(exchange.id, reply)
+        if exchange.method == "server/discover":
+            self.deprecations.discover_answered(reply)
         if reply.kind is not Kind.RESPONSE:
             self.deprecations.error(exchange, reply)
             self.caching.error()
