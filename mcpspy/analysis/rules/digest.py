@@ -38,6 +38,7 @@ class DigestRules:
         self.caching.request(message)
 
     def initialize(self, message: Message) -> None:
+        """Any era: a fallback to initialize is judged by what server/discover answered before it."""
         self.deprecations.initialize(message)
 
     def cancel(self, message: Message) -> bool:
