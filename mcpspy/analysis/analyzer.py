@@ -29,6 +29,7 @@ from mcpspy.analysis.model import (
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rules.capabilities import Capabilities
 from mcpspy.analysis.rules.capture_integrity import CaptureIntegrity
+from mcpspy.analysis.rules.digest import DigestRules
 from mcpspy.analysis.rules.envelope import Envelope
 from mcpspy.analysis.rules.framing import Framing, classify_line
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -99,6 +100,7 @@ class Analyzer:
         self._tool_schemas = ToolSchemas(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
         self._capture = CaptureIntegrity(out)  # what the capture says it lost
+        self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
         # The messages of requests that may still be answered, by seq (what a reply is checked with).
@@ -233,20 +235,25 @@ class Analyzer:
         if message.method == "initialize":
             self._era.initialize(message, exchange)
             self._capabilities.learn_client(message)
+            self._digest.initialize(message)
             return
         if self._era.client_request(message, exchange):
             self._modern.meta_missing(message)
         self._modern.client_request(message)
         self._capabilities.client_request(message)
+        self._digest.client_request(message, exchange)
 
     def _notification(self, message: Message) -> None:
         if message.method == "notifications/cancelled":
-            self._pairing.cancel(message)
+            if not self._digest.cancel(message):
+                self._pairing.cancel(message)
         elif message.method == "notifications/progress":
             self._progress.notification(message)
         elif message.stream is C2S:
+            self._digest.client_notification(message)
             self._era.client_notification(message)
         else:
+            self._digest.server_notification(message)
             self._capabilities.server_notification(message)
             if message.method == "notifications/message":
                 self._logging.notification(message)
@@ -269,6 +276,8 @@ class Analyzer:
             else:
                 self._modern.error(exchange, message)
             self._capabilities.learn_server(exchange.method, message)
+            if exchange.method != "initialize":
+                self._digest.answered(exchange, message)
         if is_result and request is not None:
             named = self._tool_schemas.result(exchange, message, request)
             self._shapes.result(exchange, message, request, named)

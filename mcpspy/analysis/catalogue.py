@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mcpspy.analysis.catalogue_digest import DIGEST_RULES
 from mcpspy.analysis.model import Rule, Severity
 from mcpspy.analysis.rule_ids import RuleId
 
@@ -511,6 +512,7 @@ RULES_TABLE: list[Rule] = [
     # ~~
     # ~~
     # MRTR, subscriptions, deprecations, caching, resultType (the DIGEST rules)
+    *DIGEST_RULES,  # catalogue_digest.py
     # ~~
     # ~~
     # silent killers of the exchange: progress tokens, unanswered server requests, failed to connect,

@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import error_code_of, error_of, result_of
+from mcpspy.analysis.message_fields import (
+    META_CAPABILITIES,
+    META_VERSION,
+    error_code_of,
+    error_of,
+    meta_in,
+    params_of,
+    result_of,
+)
 from mcpspy.analysis.model import Era, Exchange, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -27,6 +35,9 @@ CACHEABLE = frozenset(
     }
 )
 UNSUPPORTED_VERSION = -32022
+METHOD_NOT_FOUND = -32601
+RETIRED_RESOURCE_NOT_FOUND = -32002  # in a 2026-07-28 exchange: error.retired-code (rules/deprecations.py)
+RESULT_TYPES = ("complete", "input_required")
 
 
 class ModernRules:
@@ -34,11 +45,16 @@ class ModernRules:
         self._out = out
         self._era = era
         self.supported_versions: list[str] | None = None  # from the server/discover result
+        self._extensions = False  # the server/discover result advertised extensions (new result types)
         self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
+        # discover.not-implemented: a -32601 to a 2026-07-28 server/discover; a result to another request.
+        self._discover_refused: int | None = None
+        self._served: int | None = None
+        self._discover_flagged = False
 
     # --- what the client sends
 
-    def meta_missing(self, request: Message) -> None:
+    def meta_missing(self, request: Message, why: str = "") -> None:
         """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
         self._meta_missing.add(request.seq)
         self._out.find(
@@ -46,7 +62,8 @@ class ModernRules:
             request.seq,
             request.stream,
             f"{request.method} (id {shown(request.id)}) has no _meta protocolVersion and "
-            "clientCapabilities; a 2026-07-28 server must reject it with -32602",
+            f"clientCapabilities{' (' + why + ')' if why else ''}; a 2026-07-28 server must reject it "
+            "with -32602",
         )
         exchange = request.exchange
         if exchange is not None and exchange.reply_seq is not None:  # held, and answered meanwhile
@@ -55,6 +72,10 @@ class ModernRules:
                 self._not_rejected(exchange, reply)
 
     def client_request(self, message: Message) -> None:
+        if message.exchange is not None and message.exchange.version is not None:
+            capabilities = meta_in(params_of(message)).get(META_CAPABILITIES)
+            if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
+                self.meta_missing(message, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
 
@@ -91,7 +112,17 @@ class ModernRules:
                     message.stream,
                     "-32022 without data.supported: the client cannot pick a version to retry with",
                 )
-        elif code is not None and -32019 <= code <= -32000 and self._era.era is not Era.LEGACY:
+            else:
+                self._unsupported_inconsistent(exchange, message, data)
+        elif code == METHOD_NOT_FOUND and exchange.method == "server/discover" and self._modern(exchange):
+            self._discover_refused = message.seq
+            self._discover_missing(message)
+        elif (
+            code is not None
+            and -32019 <= code <= -32000
+            and self._era.era is not Era.LEGACY
+            and not (code == RETIRED_RESOURCE_NOT_FOUND and exchange.version is not None)
+        ):
             self._out.find(
                 RuleId.JSONRPC_DEPRECATED_ERROR_CODE,
                 message.seq,
@@ -108,9 +139,54 @@ class ModernRules:
         if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:
             self._result(exchange, message, result, version)
 
+    def _modern(self, exchange: Exchange) -> bool:
+        return exchange.version is not None and self._era.era is not Era.LEGACY
+
+    def _discover_missing(self, message: Message) -> None:
+        """A server that serves 2026-07-28 requests but answers server/discover with -32601 (once).
+
+        A legacy server does the same to a dual-era client's probe (section 0): that
+        process goes legacy, so its later results are not 2026-07-28 ones.
+        """
+        if self._discover_refused is None or self._served is None or self._discover_flagged:
+            return
+        self._discover_flagged = True
+        self._out.find(
+            RuleId.DISCOVER_NOT_IMPLEMENTED,
+            message.seq,
+            message.stream,
+            f"the server answered server/discover with -32601 (seq {self._discover_refused}) but serves "
+            f"2026-07-28 requests (a result at seq {self._served}); it must implement server/discover",
+        )
+
+    def _unsupported_inconsistent(self, exchange: Exchange, message: Message, data: dict[str, Any]) -> None:
+        """A -32022 whose data.requested is not what was asked, or whose supported list has it."""
+        request = self._out.by_seq.get(exchange.request_seq)
+        asked = meta_in(params_of(request)).get(META_VERSION) if request is not None else None
+        if not isinstance(asked, str):
+            return
+        problems = []
+        requested = data.get("requested")
+        if isinstance(requested, str) and requested != asked:
+            problems.append(f"data.requested is {shown(requested)}, but the request asked {shown(asked)}")
+        if asked in data["supported"]:
+            problems.append(f"data.supported lists {shown(asked)}, the version it refuses")
+        if problems:
+            self._out.find(
+                RuleId.ERROR_UNSUPPORTED_VERSION_INCONSISTENT,
+                message.seq,
+                message.stream,
+                "-32022 contradicts itself: " + "; ".join(problems),
+            )
+
     def _result(self, exchange: Exchange, message: Message, result: dict[str, Any], version: str) -> None:
+        if exchange.method != "server/discover" and self._served is None:
+            self._served = message.seq
+            self._discover_missing(message)
         if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
             self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
+            capabilities = result.get("capabilities")
+            self._extensions = isinstance(capabilities, dict) and bool(capabilities.get("extensions"))
         if self.supported_versions is not None and version not in self.supported_versions:
             self._out.find(
                 RuleId.VERSION_UNLISTED,
@@ -119,16 +195,11 @@ class ModernRules:
                 f"the server answered a {version} request but lists only "
                 f"{', '.join(self.supported_versions)}",
             )
-        if "resultType" not in result:
-            self._out.find(
-                RuleId.RESULT_MISSING_RESULT_TYPE,
-                message.seq,
-                message.stream,
-                f"the {exchange.method} result has no resultType",
-            )
+        result_type = result.get("resultType")
+        self._result_type(exchange, message, result_type, "resultType" in result)
         if (
             exchange.method in CACHEABLE
-            and result.get("resultType", "complete") == "complete"
+            and result_type in (None, "complete")  # absent (or null) reads as complete
             and not ("ttlMs" in result and "cacheScope" in result)
         ):
             missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
@@ -137,6 +208,33 @@ class ModernRules:
                 message.seq,
                 message.stream,
                 f"the {exchange.method} result has no {missing}",
+            )
+
+    def _result_type(self, exchange: Exchange, message: Message, result_type: Any, present: bool) -> None:
+        """resultType is required and a string; null is no value (issue 17: it was taken as present)."""
+        if result_type is None:
+            self._out.find(
+                RuleId.RESULT_MISSING_RESULT_TYPE,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is null"
+                if present
+                else f"the {exchange.method} result has no resultType",
+            )
+        elif not isinstance(result_type, str):
+            self._out.find(
+                RuleId.RESULT_TYPE_INVALID,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is {shown(result_type)}, not a string",
+            )
+        elif result_type not in RESULT_TYPES and not self._extensions:
+            self._out.find(
+                RuleId.RESULT_TYPE_UNKNOWN,
+                message.seq,
+                message.stream,
+                f"the {exchange.method} result's resultType is {shown(result_type)}: not complete or "
+                "input_required, and the server advertised no extensions that could define it",
             )
 
     def _not_rejected(self, exchange: Exchange, result: Message) -> None:

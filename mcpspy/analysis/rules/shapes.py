@@ -35,7 +35,8 @@ RESULT_DEFS: dict[str, str] = {
     "elicitation/create": "ElicitResult",
 }
 ANSWERED_BY_CLIENT = frozenset({"roots/list", "sampling/createMessage", "elicitation/create"})
-# 2026-07-28 results: result.missing-result-type and cache.missing-ttl already name these when absent.
+# 2026-07-28 results: result.missing-result-type and cache.missing-ttl name these when absent, and
+# result.type-*, cache.invalid-* when their values are wrong; the shape check takes them as valid.
 OWNED_ELSEWHERE = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 MODERN = "2026-07-28"
 TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
@@ -106,7 +107,7 @@ def result_problem(method: str, request_stream: Stream, revision: str, result: d
     if revision == MODERN:
         if result.get("resultType", "complete") != "complete":
             return None  # input_required and extension result types have shapes of their own
-        result = {**OWNED_ELSEWHERE, **result}
+        result = {**result, **OWNED_ELSEWHERE}
     problem = check(result)
     if problem is None:
         return None
