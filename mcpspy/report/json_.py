@@ -16,12 +16,14 @@
                     file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "source",
                     "related_seq" (int|null)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
-                     "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}]
+                     "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
+      "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
     }
 
 ``state`` is one of answered, error, pending, cancelled, out-of-order,
-unanswered. Findings are worst first; exchanges are in send order. Fields
-may be added within version 1; none is removed or changes meaning.
+unanswered, lost (a reply whose line reached the client unparseable).
+Findings are worst first; exchanges are in send order. Fields may be added
+within version 1; none is removed or changes meaning.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from mcpspy.report.summary import Summary, exchange_state
+from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state
 
 REPORT_VERSION = 1
 
@@ -92,6 +94,7 @@ def report_object(summary: Summary) -> dict[str, Any]:
             }
             for ex in a.exchanges
         ],
+        "never_answered": sum(ex.state in NEVER_ANSWERED for ex in a.exchanges),
     }
 
 

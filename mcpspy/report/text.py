@@ -7,8 +7,8 @@ control character reaches the terminal.
 
 from __future__ import annotations
 
-from mcpspy.analysis.model import ExchangeState, Severity
-from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.analysis.model import Severity
+from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
 
 
@@ -58,7 +58,7 @@ def render_text(summary: Summary) -> str:
             stream = f" {f.stream.value}" if f.stream else ""
             out.append(f"  {where:<20}{stream:<5} {f.id}: {v(f.message)}")
 
-    open_ones = [ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)]
+    open_ones = [ex for ex in a.exchanges if ex.state in NEVER_ANSWERED]
     if open_ones:
         out.append("")
         out.append(f"never answered ({len(open_ones)})")

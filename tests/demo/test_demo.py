@@ -28,6 +28,7 @@ def test_demo_report_names_every_planted_bug(tmp_path: Path) -> None:
         ("pairing.reply-after-cancel", "id 8"),
         ("meta.missing", "id 3"),
         ("pairing.out-of-order", "id 6 overtook the reply to id 5"),
+        ("request.sent-as-notification", "server/discover was sent without an id"),
     ]:
         assert any(rule in line and about in line for line in lines), (rule, done.stdout)
     captures = list(tmp_path.glob("*.jsonl"))
