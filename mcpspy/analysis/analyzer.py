@@ -37,6 +37,7 @@ from mcpspy.analysis.rules.lifecycle import Lifecycle
 from mcpspy.analysis.rules.modern import ModernRules
 from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.analysis.rules.progress_logging import Logging, Progress
+from mcpspy.analysis.rules.requests import Requests
 from mcpspy.analysis.rules.shapes import Shapes
 from mcpspy.analysis.rules.tool_schemas import ToolSchemas
 from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
@@ -101,6 +102,7 @@ class Analyzer:
         self._lifecycle = Lifecycle(out, self._pairing)
         self._capture = CaptureIntegrity(out)  # what the capture says it lost
         self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
+        self._requests = Requests(out)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
         # The messages of requests that may still be answered, by seq (what a reply is checked with).
@@ -180,6 +182,7 @@ class Analyzer:
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         self._out.events = []
         self._pairing.check_pending(t, self.slow_after)
+        self._requests.check(t)
         return self._out.events
 
     def finish(self) -> list[AnalysisEvent]:
@@ -189,6 +192,7 @@ class Analyzer:
             for stream in (C2S, S2C):
                 self._framing.flush(stream)
             self._pairing.finish()
+            self._requests.finish()
         return self._out.events
 
     # --- a JSON-RPC message, to the families by kind and direction
@@ -232,6 +236,7 @@ class Analyzer:
             self._capabilities.server_request(message)
             return
         exchange.version = request_version(message)  # its reply is held to it too
+        self._requests.client_request(message, exchange)
         if message.method == "initialize":
             self._era.initialize(message, exchange)
             self._capabilities.learn_client(message)
@@ -244,11 +249,13 @@ class Analyzer:
         self._digest.client_request(message, exchange)
 
     def _notification(self, message: Message) -> None:
+        self._requests.notification(message)
         if message.method == "notifications/cancelled":
             if not self._digest.cancel(message):
                 self._pairing.cancel(message)
         elif message.method == "notifications/progress":
             self._progress.notification(message)
+            self._requests.progress(message)
         elif message.stream is C2S:
             self._digest.client_notification(message)
             self._era.client_notification(message)
@@ -275,6 +282,8 @@ class Analyzer:
                 self._modern.result(exchange, message)
             else:
                 self._modern.error(exchange, message)
+            if not is_result:
+                self._requests.client_error(exchange, message)
             self._capabilities.learn_server(exchange.method, message)
             if exchange.method != "initialize":
                 self._digest.answered(exchange, message)

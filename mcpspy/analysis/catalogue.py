@@ -517,6 +517,49 @@ RULES_TABLE: list[Rule] = [
     # ~~
     # silent killers of the exchange: progress tokens, unanswered server requests, failed to connect,
     # rejected versions, request methods sent as notifications, replies lost to a glued prefix
+    Rule(RuleId.REQUEST_NO_PROGRESS_TOKEN, W,
+         "A request waited 60 s (the common client default timeout) with no _meta.progressToken: no "
+         "progress can reset the client's timer, so the client gives up on a server still at work.",
+         f'{LIFECYCLE} \u00a7Timeouts ("MAY choose to reset the timeout clock when receiving a progress '
+         f'notification"); {PROGRESS}',
+         bad='tools/call with "_meta":{...} and no reply for 60 s',
+         good='tools/call with "_meta":{"progressToken":"export-1",...}, and progress for that token',
+         fix="Send a progressToken with long requests and reset the timeout on progress; the server "
+         "reports progress against that token."),
+    Rule(RuleId.PAIRING_SERVER_REQUEST_UNANSWERED, W,
+         "The client never answered a request of the server's (roots/list, sampling/createMessage, "
+         "elicitation/create): a server that waits for it holds up the client's requests sent after it.",
+         "2025-11-25/basic/index.mdx \u00a7Responses (derived); 2025-11-25/client/roots.mdx "
+         "\u00a7Error Handling",
+         bad="the server's roots/list gets no reply; the client's tools/call after it waits forever",
+         good='a result, or {"error":{"code":-32601,"message":"Method not found"}}',
+         fix="Answer every server request, with -32601 Method not found for what the client does not "
+         "support."),
+    Rule(RuleId.LIFECYCLE_FAILED_TO_CONNECT, E,
+         "The server exited, or never started, before its first reply: the client can only say "
+         "\"Failed to connect\". The finding gives the exit code, the command and the last stderr lines.",
+         f"{STDIO} \u00a7Unexpected Termination; {LIFECYCLE} \u00a7Initialization",
+         bad="a command not on PATH, or a server that crashes at start-up", good="a server that answers "
+         "its first request",
+         fix="Run the command by hand and fix what its stderr names: the path, the interpreter, a "
+         "missing dependency or setting."),
+    Rule(RuleId.VERSION_REJECTED_NOT_RETRIED, W,
+         "The server rejected the protocol version (-32022, or an initialize error) and the client never "
+         "retried with a version from the server's list, or retried with one the server did not list.",
+         "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation; "
+         f"{LIFECYCLE} \u00a7Version Negotiation",
+         bad='-32022 with data.supported ["2026-07-28"], then nothing, or a retry with "2025-01-01"',
+         good='-32022 with data.supported ["2026-07-28"], then the request again with "2026-07-28"',
+         fix="Retry with a version from the error's data.supported that the client implements, or tell the "
+         "user that no version is shared."),
+    Rule(RuleId.REQUEST_SENT_AS_NOTIFICATION, W,
+         "A request's method (server/discover, tools/list, ...) sent with no id is a notification: "
+         "the receiver must not answer it, so whoever sent it waits for nothing.",
+         f'{BASE} \u00a7Notifications ("The receiver MUST NOT send a response"); schema/<rev> '
+         "ClientRequest, ServerRequest",
+         bad='{"jsonrpc":"2.0","method":"server/discover","params":{"_meta":{...}}}',
+         good='{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{...}}}',
+         fix="Give the request an id, a string or integer that none of the sender's pending requests has."),
     # ~~
     # ~~
     # capture integrity: gaps and torn lines

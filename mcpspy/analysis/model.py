@@ -58,6 +58,9 @@ class ExchangeState(enum.Enum):
     ERROR = "error"
     CANCELLED = "cancelled"  # a notifications/cancelled was sent for it
     UNANSWERED = "unanswered"  # never answered: the session ended, or the server exited
+    # The reply was written, but its line reached the requester unparseable (text glued before it):
+    # the requester still waits, so it counts as pending until a cancel or the session's end.
+    LOST = "lost"
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,6 +138,11 @@ class RuleId(enum.StrEnum):
     # ~~
     # ~~
     # rules/pairing.py, lifecycle.py, requests.py: silent killers of the exchange (issue 17)
+    PAIRING_SERVER_REQUEST_UNANSWERED = "pairing.server-request-unanswered"
+    LIFECYCLE_FAILED_TO_CONNECT = "lifecycle.failed-to-connect"
+    REQUEST_NO_PROGRESS_TOKEN = "request.no-progress-token"
+    REQUEST_SENT_AS_NOTIFICATION = "request.sent-as-notification"
+    VERSION_REJECTED_NOT_RETRIED = "version.rejected-not-retried"
     # ~~
     # ~~
     # capture integrity: gaps and torn lines (issue 15)

@@ -23,7 +23,7 @@ from mcpspy.report.summary import build_summary
 
 E, W = Severity.ERROR, Severity.WARNING
 #: Findings about a request that are its receiver's doing: the server's when the request is the client's.
-UNANSWERED = frozenset({"pairing.unanswered", "pairing.slow"})
+UNANSWERED = frozenset({"pairing.unanswered", "pairing.slow", "pairing.server-request-unanswered"})
 ROUTED_BY_RULE = {"lifecycle.no-exit-on-eof": "eof.exit"}
 
 

@@ -100,7 +100,10 @@ def extract_surface(analyzer: Analyzer) -> Surface:
     surface = Surface()
     meta_server_info: Any = None
     for exchange in analyzer.exchanges:
-        if exchange.stream is not Stream.C2S or exchange.state is not ExchangeState.ANSWERED:
+        if exchange.stream is not Stream.C2S or exchange.state not in (
+            ExchangeState.ANSWERED,
+            ExchangeState.LOST,
+        ):
             continue
         reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
         request = analyzer.message(exchange.request_seq)

@@ -28,14 +28,14 @@ URI_METHODS = frozenset(
 class Outcome:
     """How an exchange ended, as the formats classify it."""
 
-    state: str  # answered, error, pending, cancelled, unanswered (exchange_state adds out-of-order)
+    state: str  # answered, error, pending, cancelled, unanswered, lost (exchange_state adds out-of-order)
     error_code: int | None = None  # the JSON-RPC error code of an error response
     error_message: str | None = None  # its message, when it is a string
     tool_error: bool = False  # a tools/call result with isError: true
 
     @property
     def failed(self) -> bool:
-        return self.error_code is not None or self.tool_error or self.state == "unanswered"
+        return self.error_code is not None or self.tool_error or self.state in ("unanswered", "lost")
 
 
 def stray_text(message: Message) -> bytes | None:

@@ -64,6 +64,8 @@ def body_text(message: Message) -> str:
 def status_of(result: Outcome, reply: Message | None) -> tuple[int, str]:
     if reply is None:
         return 0, result.state
+    if result.state == "lost":
+        return 0, "lost: the reply line reached the client unparseable"
     if result.error_code is not None or result.error_message is not None:
         code = "" if result.error_code is None else f" {result.error_code}"
         message = f": {result.error_message}" if result.error_message else ""

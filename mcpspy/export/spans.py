@@ -144,7 +144,9 @@ class SessionTracer:
         if exchange.out_of_order:
             attributes["mcpspy.exchange.out_of_order"] = True
         error_type, description = None, None
-        if result.error_code is not None:
+        if result.state == "lost":  # whatever it carried, the client could not read it
+            error_type, description = "lost", "the reply line reached the client unparseable"
+        elif result.error_code is not None:
             error_type = str(result.error_code)
             attributes["rpc.response.status_code"] = error_type
             description = result.error_message

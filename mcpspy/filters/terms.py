@@ -15,6 +15,8 @@ from typing import ClassVar, Protocol
 
 from mcpspy.analysis.model import ExchangeState, Kind, Message, Severity
 
+WAITING = (ExchangeState.PENDING, ExchangeState.LOST)  # a lost reply leaves its sender waiting
+
 
 class FilterError(ValueError):
     """An invalid filter: the reason for a person, and the column (1-based) where it went wrong."""
@@ -94,7 +96,7 @@ class KindIs:
 @dataclass(frozen=True, slots=True)
 class Is:
     key: ClassVar[str] = "is"
-    help: ClassVar[str] = "is:pending (no reply yet), is:flagged (has a finding)"
+    help: ClassVar[str] = "is:pending (no reply yet, or one lost), is:flagged (has a finding)"
     value: str
 
     @classmethod
@@ -106,7 +108,7 @@ class Is:
     def __call__(self, m: Message) -> bool:
         if self.value == "flagged":
             return bool(m.findings)
-        return m.exchange is not None and m.exchange.state is ExchangeState.PENDING
+        return m.exchange is not None and m.exchange.state in WAITING
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ it to this session any more. Off Linux there is neither subreaper nor
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import threading
 from collections.abc import AsyncIterator
@@ -142,6 +143,7 @@ class Proxy:
         with trio.open_signal_receiver(*FORWARDED_SIGNALS) as signals:
             if (status := early_signals.pending_exit()) is not None:
                 return status  # a signal came while mcpspy started: no server is started
+            command = shlex.join(self.config.command)  # recorded: a failed start's finding names it
             stdin_r, stdin_w = os.pipe()
             stdout_r, stdout_w = os.pipe()
             stderr_r, stderr_w = os.pipe()
@@ -152,14 +154,16 @@ class Proxy:
                     os.close(fd)
                 reason = exc.strerror or str(exc)
                 self.stderr.warn(f"mcpspy: cannot start {self.config.command[0]!r}: {reason}")
-                self.recording.event(Event.SERVER_EXITED, code=EXIT_CANNOT_START, error=reason)
+                self.recording.event(
+                    Event.SERVER_EXITED, code=EXIT_CANNOT_START, error=reason, command=command
+                )
                 return EXIT_CANNOT_START
             finally:
                 for fd in (stdin_r, stdout_w, stderr_w):
                     os.close(fd)
             if self.watchdog is not None:
                 self.watchdog.guard(proc.pid)
-            self.recording.event(Event.SERVER_STARTED, pid=proc.pid)
+            self.recording.event(Event.SERVER_STARTED, pid=proc.pid, command=command)
             self.stderr.say(f"started {' '.join(self.config.command)} (pid {proc.pid})")
             # Each pump owns its fds and closes them at the end of its stream.
             client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w)

@@ -21,12 +21,14 @@
                     sentence: what to change), "source" (the spec's public pages, with the
                     section), "source_links" ([url]), "related_seq" (int|null)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
-                     "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}]
+                     "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
+      "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
     }
 
 ``state`` is one of answered, error, pending, cancelled, out-of-order,
-unanswered. Findings are worst first; exchanges are in send order. Fields
-may be added within version 1; none is removed or changes meaning.
+unanswered, lost (a reply whose line reached the client unparseable).
+Findings are worst first; exchanges are in send order. Fields may be added
+within version 1; none is removed or changes meaning.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import orjson
 
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.sources import public_source, source_links
-from mcpspy.report.summary import Summary, exchange_state
+from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state
 
 REPORT_VERSION = 1
 
@@ -102,6 +104,7 @@ def report_object(summary: Summary) -> dict[str, Any]:
             }
             for ex in a.exchanges
         ],
+        "never_answered": sum(ex.state in NEVER_ANSWERED for ex in a.exchanges),
     }
 
 

@@ -17,6 +17,9 @@ from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Message, Sev
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, Stream
 
+#: Requests whose sender never read a reply: none yet, none ever, or one that reached it unparseable.
+NEVER_ANSWERED = (ExchangeState.PENDING, ExchangeState.UNANSWERED, ExchangeState.LOST)
+
 
 @dataclass(frozen=True, slots=True)
 class Latency:
@@ -68,7 +71,7 @@ def exchange_state(exchange: Exchange) -> str:
 def latencies(exchanges: list[Exchange]) -> list[Latency]:
     by_method: dict[str, list[float]] = {}
     for ex in exchanges:
-        if ex.latency is not None and not ex.long_lived:
+        if ex.latency is not None and not ex.long_lived and ex.state is not ExchangeState.LOST:
             by_method.setdefault(ex.method, []).append(ex.latency * 1000.0)
     rows = []
     for method, values in sorted(by_method.items()):

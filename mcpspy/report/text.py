@@ -8,9 +8,9 @@ control character reaches the terminal.
 from __future__ import annotations
 
 from mcpspy.analysis.context_cost import context_cost
-from mcpspy.analysis.model import ExchangeState, Severity
+from mcpspy.analysis.model import Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
 
 
@@ -64,7 +64,7 @@ def render_text(summary: Summary) -> str:
 
     out += _fixes(summary)
 
-    open_ones = [ex for ex in a.exchanges if ex.state in (ExchangeState.PENDING, ExchangeState.UNANSWERED)]
+    open_ones = [ex for ex in a.exchanges if ex.state in NEVER_ANSWERED]
     if open_ones:
         out.append("")
         out.append(f"never answered ({len(open_ones)})")

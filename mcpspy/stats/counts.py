@@ -21,6 +21,8 @@ from mcpspy.replay_policy import analyze_capture
 
 #: Bump when ``capture_figures`` changes shape: cached entries of another version are recomputed.
 FIGURES_VERSION = 1
+LOST = ExchangeState.LOST  # a reply the client could not parse: no answer to it, and no latency
+NEVER_SEEN = (ExchangeState.UNANSWERED, LOST)
 
 
 def rounded_us(seconds: float) -> int:
@@ -45,8 +47,8 @@ def capture_figures(path: Path, live: bool = False) -> dict[str, Any]:
             row["calls"] += 1
             row["errors"] += result.error_code is not None or result.error_message is not None
             row["tool_errors"] += result.tool_error
-            row["unanswered"] += exchange.state is ExchangeState.UNANSWERED
-            if exchange.latency is not None and not exchange.long_lived:
+            row["unanswered"] += exchange.state in NEVER_SEEN
+            if exchange.latency is not None and not exchange.long_lived and exchange.state is not LOST:
                 key = str(rounded_us(exchange.latency))
                 row["latency_us"][key] = row["latency_us"].get(key, 0) + 1
     header = capture.header

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpspy import json_text
-from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
+from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Kind, Message, Severity
 from mcpspy.capture.records import Stream
 from mcpspy.terminal import visible_bytes
 
@@ -20,6 +20,7 @@ DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
 DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
 MARK = {severity: severity.mark for severity in Severity}
 MARK_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "blue"}
+LOST = ExchangeState.LOST
 DETAIL_LIMIT = 64 * 1024  # larger payloads are shown truncated in the detail pane, whole with `v`
 
 
@@ -125,7 +126,7 @@ def pending_cells(row: PendingRow) -> tuple[Cell, ...]:
     return (
         (DIRECTION[x.stream], DIRECTION_STYLE[x.stream]),
         (short_id(x.id), ""),
-        (x.method, ""),
+        (f"lost: {x.method}", "dark_orange") if x.state is LOST else (x.method, ""),
         (f"{row.age:.1f}s", "bold yellow" if row.slow else ""),
     )
 

@@ -15,9 +15,19 @@ import pytest
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Severity
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from tests.conftest import REPO, replay
+
+# The silent killers of an exchange (issue 17): none may fire on clean traffic, at any severity.
+EXCHANGE_RULES = {
+    RuleId.PAIRING_SERVER_REQUEST_UNANSWERED,
+    RuleId.LIFECYCLE_FAILED_TO_CONNECT,
+    RuleId.REQUEST_NO_PROGRESS_TOKEN,
+    RuleId.REQUEST_SENT_AS_NOTIFICATION,
+    RuleId.VERSION_REJECTED_NOT_RETRIED,
+}
 
 pytestmark = pytest.mark.clients
 
@@ -73,6 +83,7 @@ def assert_clean(capture: Capture) -> None:
     analyzer.finish()
     errors = [f"{f.id}: {f.message}" for f in analyzer.findings if f.severity is Severity.ERROR]
     assert errors == []
+    assert [f"{f.id}: {f.message}" for f in analyzer.findings if f.id in EXCHANGE_RULES] == []
 
 
 def mcpspy_wrapper(tmp_path: Path) -> Path:

@@ -29,6 +29,7 @@ def test_demo_report_names_every_planted_bug(tmp_path: Path) -> None:
         ("meta.missing", "id 3"),
         ("pairing.out-of-order", "id 6 overtook the reply to id 5"),
         ("tools.schema-combinator", "'search_tickets'"),
+        ("request.sent-as-notification", "server/discover was sent without an id"),
     ]:
         assert any(rule in line and about in line for line in lines), (rule, done.stdout)
     captures = list(tmp_path.glob("*.jsonl"))

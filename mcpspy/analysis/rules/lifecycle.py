@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from mcpspy.analysis.jsonrpc import shown
+from mcpspy.analysis.model import Kind
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.capture.records import Event, LifecycleRecord, Stream
+from mcpspy.terminal import visible_bytes
+
+REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
+STDERR_SHOWN = 3  # the last stderr lines a failed start quotes
+STDERR_WIDTH = 160  # characters of each
 
 
 class Lifecycle:
@@ -14,10 +20,13 @@ class Lifecycle:
         self._out = out
         self._pairing = pairing  # a server that exits gives up the requests it was sent
         self._stdin_closed = False
+        self._command: object = None  # as the proxy recorded it when it started the server
 
     def event(self, record: LifecycleRecord) -> None:
         if record.event is Event.STDIN_CLOSED:
             self._stdin_closed = True
+        elif record.event is Event.SERVER_STARTED:
+            self._command = record.details.get("command")
         elif record.event is Event.GRACE_EXPIRED:
             self._out.find(
                 RuleId.LIFECYCLE_NO_EXIT_ON_EOF,
@@ -31,6 +40,9 @@ class Lifecycle:
 
     def _server_exited(self, record: LifecycleRecord) -> None:
         in_flight = self._pairing.in_flight(Stream.C2S)
+        if self._failed_to_connect(record):  # one finding says it all: the requests are given up quietly
+            self._pairing.give_up(in_flight)
+            return
         clean_exit = record.details.get("code") == 0 and self._stdin_closed
         if not in_flight or clean_exit:  # a clean exit after EOF: finish() calls them unanswered
             return
@@ -44,3 +56,42 @@ class Lifecycle:
             f"the server exited ({how}) with {len(in_flight)} request(s) in flight: {names}{more}",
         )
         self._pairing.give_up(in_flight)
+
+    def _failed_to_connect(self, record: LifecycleRecord) -> bool:
+        """Never started, or gone before its first reply: on its own, or unclean after the client left."""
+        details = record.details
+        never_started = "error" in details  # what the proxy records when it cannot start the command
+        messages = self._out.messages
+        if not never_started:
+            if any(m.stream is Stream.S2C and m.kind in REPLIES for m in messages):
+                return False
+            if self._stdin_closed:  # the client left first: a clean exit, or no request, is no failure
+                asked = any(m.stream is Stream.C2S and m.kind is Kind.REQUEST for m in messages)
+                if not asked or details.get("code") == 0:
+                    return False
+        how = f"never started: {details['error']}" if never_started else "exited before its first reply"
+        code = (
+            f"signal {details['signal']}" if "signal" in details else f"exit code {details.get('code', '?')}"
+        )
+        command = details.get("command", self._command)
+        command = (
+            "" if command is None else f"; command: {visible_bytes(str(command).encode(), STDERR_WIDTH)}"
+        )
+        self._out.find(
+            RuleId.LIFECYCLE_FAILED_TO_CONNECT,
+            record.seq,
+            None,
+            f"the server {how} ({code}){command}; {self._last_stderr()}",
+        )
+        return True
+
+    def _last_stderr(self) -> str:
+        lines: list[str] = []
+        for message in reversed(self._out.messages):
+            if message.kind is Kind.STDERR:
+                lines.append(visible_bytes(message.raw, STDERR_WIDTH))
+                if len(lines) == STDERR_SHOWN:
+                    break
+        if not lines:
+            return "it wrote nothing on stderr"
+        return "its last stderr lines: " + " | ".join(reversed(lines))

@@ -4,6 +4,10 @@ A response pairs with the pending request of the same id sent the other way;
 1 and "1" are different ids. Pending requests are kept in sending order, so
 the oldest one is always the first left.
 
+A reply whose line reached the requester unparseable (text glued before it)
+is ``lost``: the requester still waits, so it stays among the pending until a
+cancel, a reply that parses, or the end of the session.
+
 Ids key the dicts as they are: a valid id is an exact str or int (orjson's
 types), and no str equals an int, so 1 and "1" never meet.
 """
@@ -26,6 +30,7 @@ IdKey = str | int  # a valid id (see the module docstring)
 C2S, S2C = Stream.C2S, Stream.S2C
 ERROR_RESPONSE = Kind.ERROR_RESPONSE
 ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
+LOST = ExchangeState.LOST
 
 
 @dataclass(slots=True)
@@ -34,6 +39,7 @@ class IdSpace:
 
     pending: dict[IdKey, Exchange] = field(default_factory=dict)  # in sending order
     closed: dict[IdKey, Exchange] = field(default_factory=dict)  # answered or cancelled
+    lost: dict[IdKey, Exchange] = field(default_factory=dict)  # replied unparseably: still awaited
     # Requests that expect a prompt reply, in sending order; those no longer pending are pruned
     # lazily from the front. (Iterating ``pending`` instead costs O(holes): a dict popped from
     # the front scans past its deleted slots until it is resized.)
@@ -72,6 +78,7 @@ class Pairing:
         self._recent = recent  # answered requests remembered per direction (None: all)
         self._client = IdSpace()
         self._server = IdSpace()
+        self._given_up: list[Exchange] = []  # never answered (what a server's request held up)
 
     def _sent_on(self, stream: Stream) -> IdSpace:
         """The id space of the requests sent on this pipe."""
@@ -83,8 +90,15 @@ class Pairing:
 
     @property
     def pending(self) -> list[Exchange]:
-        both = [*self._client.pending.values(), *self._server.pending.values()]
-        return sorted(both, key=lambda e: e.request_seq)
+        """What the requesters still wait for: no reply yet, or a reply that reached them unparseable."""
+        client, server = self._client, self._server
+        waiting = [
+            *client.pending.values(),
+            *server.pending.values(),
+            *client.lost.values(),
+            *server.lost.values(),
+        ]
+        return sorted(waiting, key=lambda e: e.request_seq)
 
     def is_pending(self, exchange: Exchange) -> bool:
         """Whether a reply to ``exchange`` would still pair with it."""
@@ -127,11 +141,19 @@ class Pairing:
         space = self._answered_on(stream)
         exchange = space.pending.pop(key, None)
         if exchange is None:
+            lost = space.lost.pop(key, None)
+            if lost is not None:  # the reply again, in a line that parses this time
+                self._pair(lost, message)
+                if lost.state is LOST:
+                    space.lost[key] = lost
+                return lost
             self._stray(message, space.closed.get(key))
             return None
         oldest = space.oldest_waiting()
         space.close(key, exchange, self._recent)
         self._pair(exchange, message)
+        if exchange.state is LOST:
+            space.lost[key] = exchange
         if oldest is not None and oldest.request_seq < exchange.request_seq:
             exchange.out_of_order = True
             self._out.find(
@@ -175,7 +197,10 @@ class Pairing:
     def _pair(self, exchange: Exchange, message: Message) -> None:
         exchange.reply_seq = message.seq
         exchange.reply_t = message.t
-        exchange.state = ERROR if message.kind is ERROR_RESPONSE else ANSWERED
+        if message.glued_prefix is not None:  # the requester could not parse the line
+            exchange.state = LOST
+        else:
+            exchange.state = ERROR if message.kind is ERROR_RESPONSE else ANSWERED
         message.exchange = exchange
         message.method = exchange.method
         self._out.updated(exchange)
@@ -187,7 +212,7 @@ class Pairing:
         # The requester cancels its own request: a cancel on c2s names a c2s request.
         key = request_id if valid_id(request_id) else None
         space = self._sent_on(message.stream)
-        exchange = None if key is None else space.pending.pop(key, None)
+        exchange = None if key is None else space.pending.pop(key, None) or space.lost.pop(key, None)
         if key is None or exchange is None:
             if key is None or key not in space.closed:
                 self._out.find(
@@ -240,15 +265,36 @@ class Pairing:
         for exchange in exchanges:
             self._sent_on(exchange.stream).pending.pop(exchange.id, None)
             exchange.state = ExchangeState.UNANSWERED
+            self._given_up.append(exchange)
             self._out.updated(exchange)
 
     def finish(self) -> None:
-        unanswered = [e for e in self.pending if not e.long_lived]
+        """The session ended: what is pending is unanswered; a lost reply stays lost, no longer awaited."""
+        waiting = [*self._client.pending.values(), *self._server.pending.values()]
+        unanswered = sorted((e for e in waiting if not e.long_lived), key=lambda e: e.request_seq)
         self.give_up(unanswered)
+        self._client.lost.clear()
+        self._server.lost.clear()
         for exchange in unanswered:
+            if exchange.stream is S2C:
+                self._server_request_unanswered(exchange)
+                continue
             self._out.find(
                 RuleId.PAIRING_UNANSWERED,
                 exchange.request_seq,
                 exchange.stream,
                 f"{exchange.method} (id {shown(exchange.id)}) never got a reply",
             )
+
+    def _server_request_unanswered(self, request: Exchange) -> None:
+        """A server that waits for its own request's reply answers nothing sent after it: name those."""
+        behind = [e for e in self._given_up if e.stream is C2S and e.request_seq > request.request_seq]
+        names = ", ".join(f"{e.method} (id {shown(e.id)})" for e in behind[:3])
+        more = f" and {len(behind) - 3} more" if len(behind) > 3 else ""
+        waited = f"; sent after it and never answered either: {names}{more}" if behind else ""
+        self._out.find(
+            RuleId.PAIRING_SERVER_REQUEST_UNANSWERED,
+            request.request_seq,
+            request.stream,
+            f"the client never answered the server's {request.method} (id {shown(request.id)}){waited}",
+        )

@@ -25,6 +25,7 @@ STATE_STYLE = {
     ExchangeState.PENDING: "yellow",
     ExchangeState.CANCELLED: "magenta",
     ExchangeState.UNANSWERED: "red",
+    ExchangeState.LOST: "dark_orange",  # replied, but unparseable to the client: still awaited
 }
 
 
@@ -34,6 +35,7 @@ STATE_WORDS = (
     (ExchangeState.PENDING, "pending"),
     (ExchangeState.CANCELLED, "cancelled"),
     (ExchangeState.UNANSWERED, "unanswered"),
+    (ExchangeState.LOST, "lost"),
 )
 
 

@@ -1,0 +1,172 @@
+"""Requests as their senders wait on them (request.*, version.*): timers, missing ids, rejected versions.
+
+A client gives up on a request after its own timeout (60 s by default in the
+common SDKs) unless progress resets the timer, and progress can only name a
+request that carried a progressToken. A request's method sent without an id
+is a notification that nobody answers. A version the server rejected must be
+followed by a retry in a version the server listed, or the session is over.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from mcpspy.analysis.jsonrpc import shown, valid_id
+from mcpspy.analysis.message_fields import META_VERSION, error_code_of, error_of, meta_in, params_of
+from mcpspy.analysis.model import Exchange, ExchangeState, Message
+from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rule_ids import RuleId
+
+CLIENT_TIMEOUT = 60.0  # seconds: the TypeScript SDK's default request timeout, which most clients keep
+# Every method of the ClientRequest and ServerRequest unions, in every revision's schema.json
+# (tests/analysis/test_exchange_rules.py reads them again from the spec when it is at hand).
+REQUEST_METHODS = frozenset(
+    {
+        "completion/complete",
+        "elicitation/create",
+        "initialize",
+        "logging/setLevel",
+        "ping",
+        "prompts/get",
+        "prompts/list",
+        "resources/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/templates/list",
+        "resources/unsubscribe",
+        "roots/list",
+        "sampling/createMessage",
+        "server/discover",
+        "subscriptions/listen",
+        "tasks/cancel",
+        "tasks/get",
+        "tasks/list",
+        "tasks/result",
+        "tools/call",
+        "tools/list",
+    }
+)
+UNSUPPORTED_VERSION = -32022
+WAITING = (ExchangeState.PENDING, ExchangeState.LOST)  # a lost reply leaves the client's timer running
+ORPHANS_KEPT = 64  # progress notifications that named no token, remembered for the sentence
+
+
+def carried_version(request: Message) -> str | None:
+    """The protocol version a client request asks for: initialize's param, else its _meta's."""
+    params = params_of(request)
+    version = params.get("protocolVersion") if request.method == "initialize" else None
+    if version is None:
+        version = meta_in(params).get(META_VERSION)
+    return version if isinstance(version, str) else None
+
+
+class Requests:
+    def __init__(self, out: Reporter) -> None:
+        self._out = out
+        self._untimed: deque[Exchange] = deque()  # client requests without a progressToken, sent in order
+        self._tokens: set[str | int] = set()  # the progressTokens client requests carried
+        self._orphans: deque[int] = deque(maxlen=ORPHANS_KEPT)  # seqs of progress naming none of them
+        self._rejected: tuple[Exchange, list[str]] | None = None  # awaiting a retry
+        self._named = False  # the current run of rejections has its finding already
+
+    # --- what the analyzer hands over
+
+    def notification(self, message: Message) -> None:
+        if message.method in REQUEST_METHODS:
+            self._out.find(
+                RuleId.REQUEST_SENT_AS_NOTIFICATION,
+                message.seq,
+                message.stream,
+                f"{message.method} was sent without an id: a notification, which nobody answers",
+            )
+
+    def progress(self, message: Message) -> None:
+        """A server's progress that no client request's token can carry."""
+        token: Any = params_of(message).get("progressToken")
+        if not (valid_id(token) and token in self._tokens):
+            self._orphans.append(message.seq)
+
+    def client_request(self, message: Message, exchange: Exchange) -> None:
+        token: Any = meta_in(params_of(message)).get("progressToken")
+        if valid_id(token):
+            self._tokens.add(token)
+        elif not exchange.long_lived:
+            self._untimed.append(exchange)
+        if self._rejected is not None:
+            self._retry(message)
+
+    def client_error(self, exchange: Exchange, reply: Message) -> None:
+        """An error to a client request: a rejected version (with the server's list) awaits a retry.
+
+        -32022 in 2026-07-28; an initialize error with data.supported before it (the 2025 lifecycle's
+        example). With no list the server is at fault instead (error.unsupported-version-data).
+        """
+        if error_code_of(reply) != UNSUPPORTED_VERSION and exchange.method != "initialize":
+            return
+        data = error_of(reply).get("data")
+        supported = data.get("supported") if isinstance(data, dict) else None
+        if isinstance(supported, list):
+            self._rejected = (exchange, [v for v in supported if isinstance(v, str)])
+
+    # --- the passing of time and the end
+
+    def check(self, t: float) -> None:
+        """Flag each client request without a token still awaited CLIENT_TIMEOUT after it was sent."""
+        untimed = self._untimed
+        while untimed:
+            oldest = untimed[0]
+            if oldest.state not in WAITING:
+                untimed.popleft()
+                continue
+            if t - oldest.sent_t < CLIENT_TIMEOUT:
+                break  # in sending order: every later request is younger
+            untimed.popleft()
+            orphans = [seq for seq in self._orphans if seq > oldest.request_seq]
+            meanwhile = (
+                f"; the server's progress meanwhile (seq {', '.join(map(str, orphans[:3]))}) could not "
+                "name it"
+                if orphans
+                else ""
+            )
+            self._out.find(
+                RuleId.REQUEST_NO_PROGRESS_TOKEN,
+                oldest.request_seq,
+                oldest.stream,
+                f"{oldest.method} (id {shown(oldest.id)}) carried no progressToken and waited "
+                f"{CLIENT_TIMEOUT:g}s for its reply, when clients time out{meanwhile}",
+            )
+
+    def finish(self) -> None:
+        if self._rejected is not None and not self._named:
+            exchange, listed = self._rejected
+            offered = f" (it lists {shown(listed)})"
+            self._out.find(
+                RuleId.VERSION_REJECTED_NOT_RETRIED,
+                exchange.request_seq,
+                exchange.stream,
+                f"the server rejected the version of {exchange.method} (id {shown(exchange.id)}){offered} "
+                "and the client never retried",
+                related_seq=exchange.reply_seq,
+            )
+
+    def _retry(self, message: Message) -> None:
+        assert self._rejected is not None
+        version = carried_version(message)
+        if version is None:
+            return  # no version asked for: not a retry
+        exchange, listed = self._rejected
+        self._rejected = None
+        if version in listed:
+            self._named = False
+            return
+        if not self._named:
+            self._named = True
+            self._out.find(
+                RuleId.VERSION_REJECTED_NOT_RETRIED,
+                message.seq,
+                message.stream,
+                f"the client retried with {shown(version)}, which the server did not list "
+                f"(it lists {shown(listed)} at seq {exchange.reply_seq})",
+                related_seq=exchange.reply_seq,
+            )
