@@ -171,8 +171,9 @@ class Analyzer:
     def feed_read(self, message: Message, parsed: Parsed | None) -> list[AnalysisEvent]:
         """A line that ``read_line`` has read already (a viewer lists lines before analysing them)."""
         self._out.events = []
-        if parsed is None:  # stderr: listed, never judged
+        if parsed is None:  # stderr: listed, never judged (a failed start quotes its last lines)
             self._out.message(message)
+            self._lifecycle.stderr(message)
         else:
             carried = self._framing.line(message, parsed)
             if carried is not None:
@@ -198,6 +199,7 @@ class Analyzer:
     # --- a JSON-RPC message, to the families by kind and direction
 
     def _protocol(self, message: Message) -> None:
+        self._lifecycle.protocol(message)
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
             self._pair_only(message)
         elif message.kind is REQUEST:
@@ -281,12 +283,12 @@ class Analyzer:
             elif is_result:
                 self._modern.result(exchange, message)
             else:
-                self._modern.error(exchange, message)
+                self._modern.error(exchange, message, request)
             if not is_result:
                 self._requests.client_error(exchange, message)
             self._capabilities.learn_server(exchange.method, message)
             if exchange.method != "initialize":
-                self._digest.answered(exchange, message)
+                self._digest.answered(exchange, message, request)
         if is_result and request is not None:
             named = self._tool_schemas.result(exchange, message, request)
             self._shapes.result(exchange, message, request, named)

@@ -1,4 +1,4 @@
-"""A rule's spec source, as a user can follow it: the spec's public pages, never our own documents.
+"""A rule's spec source, as a user can follow it: the spec's public pages (mcpspy's own rules cite its README).
 
 The catalogue cites sources as the spec repository lays them out
 ("2026-07-28/basic/transports/stdio.mdx §Shutdown", "schema/<rev>/schema.json")

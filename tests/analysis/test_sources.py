@@ -1,6 +1,8 @@
-"""Every rule says how to fix it, and cites the spec's public pages, never our own documents."""
+"""Every rule says how to fix it and cites the spec's public pages (mcpspy's own rules, its README)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +10,13 @@ from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.sources import LATEST, SCHEMA_REPO, SPEC_SITE, public_source, source_links
 
 STDIO = SPEC_SITE + "2026-07-28/basic/transports/stdio"
+
+
+README_HEADINGS = {
+    line.lstrip("#").strip()
+    for line in (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
+    if line.startswith("#")
+}
 
 
 @pytest.mark.parametrize("rule_id", sorted(RULES))
@@ -19,7 +28,12 @@ def test_every_rule_has_a_one_sentence_fix(rule_id: str) -> None:
 
 @pytest.mark.parametrize("rule_id", sorted(RULES))
 def test_every_rule_cites_a_public_page(rule_id: str) -> None:
+    """The spec's rules link the spec; mcpspy's own (the capture's integrity) cite the README users have."""
     shown = public_source(RULES[rule_id].source)
+    if rule_id.startswith("capture."):
+        assert shown.startswith("mcpspy README \u00a7"), shown
+        assert shown.split("\u00a7")[1].split(" (")[0] in README_HEADINGS, shown
+        return
     assert source_links(RULES[rule_id].source), shown
     assert all(link.startswith("https://") for link in source_links(RULES[rule_id].source))
     for internal in (".mdx", "seed", "<rev>", '\u00a7"'):

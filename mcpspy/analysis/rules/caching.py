@@ -72,8 +72,15 @@ class Caching:
         """An error gives a client reason to think its lists changed: it may ask again."""
         self._fresh.clear()
 
-    def result(self, exchange: Exchange, message: Message, result: dict[str, Any], result_type: Any) -> None:
-        """A 2026-07-28 result to a client request."""
+    def result(
+        self,
+        exchange: Exchange,
+        message: Message,
+        result: dict[str, Any],
+        result_type: Any,
+        request: Message | None,
+    ) -> None:
+        """A 2026-07-28 result to a client request (``request``, when still held)."""
         if exchange.method not in CACHEABLE:
             return
         if result_type == "input_required":
@@ -106,7 +113,6 @@ class Caching:
                 message.stream,
                 f'cacheScope is {shown(scope)}; it must be "public" or "private"',
             )
-        request = self._out.by_seq.get(exchange.request_seq)
         key = cache_key(request) if request is not None else None
         if key is None:
             return

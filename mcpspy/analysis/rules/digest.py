@@ -62,8 +62,8 @@ class DigestRules:
             self.deprecations.server_notification(message)
             self.caching.server_notification(message)
 
-    def answered(self, exchange: Exchange, reply: Message) -> None:
-        """The reply to a client request other than initialize."""
+    def answered(self, exchange: Exchange, reply: Message, request: Message | None) -> None:
+        """The reply to a client request other than initialize, and that request (when still held)."""
         if exchange.version is None or self._era.era is Era.LEGACY:
             return
         if exchange.method == "subscriptions/listen":
@@ -80,7 +80,7 @@ class DigestRules:
         result_type = result.get("resultType")
         result_type = "complete" if result_type is None else result_type  # absent (or null) reads as complete
         if result_type == "input_required":
-            self.mrtr.result(exchange, reply, result)
-        self.caching.result(exchange, reply, result, result_type)
+            self.mrtr.result(exchange, reply, result, request)
+        self.caching.result(exchange, reply, result, result_type, request)
         if exchange.method == "resources/read" and result_type == "complete":
             self.deprecations.read_result(reply, result)

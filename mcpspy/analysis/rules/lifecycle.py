@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.model import Kind
+from mcpspy.analysis.model import Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.pairing import Pairing
@@ -11,6 +13,7 @@ from mcpspy.capture.records import Event, LifecycleRecord, Stream
 from mcpspy.terminal import visible_bytes
 
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
+REQUEST, S2C = Kind.REQUEST, Stream.S2C
 STDERR_SHOWN = 3  # the last stderr lines a failed start quotes
 STDERR_WIDTH = 160  # characters of each
 
@@ -21,6 +24,20 @@ class Lifecycle:
         self._pairing = pairing  # a server that exits gives up the requests it was sent
         self._stdin_closed = False
         self._command: object = None  # as the proxy recorded it when it started the server
+        # What a failed start is judged and told with, learnt as lines pass (lean mode keeps no history).
+        self._replied = False  # the server answered a request
+        self._asked = False  # the client sent a request
+        self._stderr: deque[bytes] = deque(maxlen=STDERR_SHOWN)
+
+    def protocol(self, message: Message) -> None:
+        if message.stream is S2C:
+            if message.kind in REPLIES:
+                self._replied = True
+        elif message.kind is REQUEST:
+            self._asked = True
+
+    def stderr(self, message: Message) -> None:
+        self._stderr.append(message.raw)
 
     def event(self, record: LifecycleRecord) -> None:
         if record.event is Event.STDIN_CLOSED:
@@ -61,13 +78,11 @@ class Lifecycle:
         """Never started, or gone before its first reply: on its own, or unclean after the client left."""
         details = record.details
         never_started = "error" in details  # what the proxy records when it cannot start the command
-        messages = self._out.messages
         if not never_started:
-            if any(m.stream is Stream.S2C and m.kind in REPLIES for m in messages):
+            if self._replied:
                 return False
             if self._stdin_closed:  # the client left first: a clean exit, or no request, is no failure
-                asked = any(m.stream is Stream.C2S and m.kind is Kind.REQUEST for m in messages)
-                if not asked or details.get("code") == 0:
+                if not self._asked or details.get("code") == 0:
                     return False
         how = f"never started: {details['error']}" if never_started else "exited before its first reply"
         code = (
@@ -86,12 +101,8 @@ class Lifecycle:
         return True
 
     def _last_stderr(self) -> str:
-        lines: list[str] = []
-        for message in reversed(self._out.messages):
-            if message.kind is Kind.STDERR:
-                lines.append(visible_bytes(message.raw, STDERR_WIDTH))
-                if len(lines) == STDERR_SHOWN:
-                    break
-        if not lines:
+        if not self._stderr:
             return "it wrote nothing on stderr"
-        return "its last stderr lines: " + " | ".join(reversed(lines))
+        return "its last stderr lines: " + " | ".join(
+            visible_bytes(raw, STDERR_WIDTH) for raw in self._stderr
+        )

@@ -99,8 +99,8 @@ class ModernRules:
                 f"the server sent a {message.method or ''} request; in 2026-07-28 servers send no requests",
             )
 
-    def error(self, exchange: Exchange, message: Message) -> None:
-        """An error that answered a client request other than initialize."""
+    def error(self, exchange: Exchange, message: Message, request: Message | None) -> None:
+        """An error that answered a client request other than initialize (``request``, when still held)."""
         self._meta_missing.discard(exchange.request_seq)  # answered: never asked about again
         code = error_code_of(message)
         if code == UNSUPPORTED_VERSION:
@@ -113,7 +113,7 @@ class ModernRules:
                     "-32022 without data.supported: the client cannot pick a version to retry with",
                 )
             else:
-                self._unsupported_inconsistent(exchange, message, data)
+                self._unsupported_inconsistent(request, message, data)
         elif code == METHOD_NOT_FOUND and exchange.method == "server/discover" and self._modern(exchange):
             self._discover_refused = message.seq
             self._discover_missing(message)
@@ -159,9 +159,10 @@ class ModernRules:
             f"2026-07-28 requests (a result at seq {self._served}); it must implement server/discover",
         )
 
-    def _unsupported_inconsistent(self, exchange: Exchange, message: Message, data: dict[str, Any]) -> None:
+    def _unsupported_inconsistent(
+        self, request: Message | None, message: Message, data: dict[str, Any]
+    ) -> None:
         """A -32022 whose data.requested is not what was asked, or whose supported list has it."""
-        request = self._out.by_seq.get(exchange.request_seq)
         asked = meta_in(params_of(request)).get(META_VERSION) if request is not None else None
         if not isinstance(asked, str):
             return

@@ -79,8 +79,10 @@ class Mrtr:
         self._out = out
         self._asked: dict[tuple[str, str], Asked] = {}
 
-    def result(self, exchange: Exchange, message: Message, result: dict[str, Any]) -> None:
-        """A 2026-07-28 result whose resultType is input_required."""
+    def result(
+        self, exchange: Exchange, message: Message, result: dict[str, Any], request: Message | None
+    ) -> None:
+        """A 2026-07-28 result whose resultType is input_required, to ``request`` (when still held)."""
         method = exchange.method
         if method not in SUPPORTED:
             self._out.find(
@@ -100,19 +102,19 @@ class Mrtr:
                 message.stream,
                 f"the input_required result to {method} has neither inputRequests nor requestState",
             )
-        keys = self._input_requests(exchange, message, requests)
-        request = self._out.by_seq.get(exchange.request_seq)
+        keys = self._input_requests(exchange, message, requests, request)
         target = target_of(request) if request is not None else None
         if target is not None:
             self._asked[target] = Asked(message.seq, exchange.id, state, keys)
 
-    def _input_requests(self, exchange: Exchange, message: Message, requests: Any) -> frozenset[str]:
+    def _input_requests(
+        self, exchange: Exchange, message: Message, requests: Any, request: Message | None
+    ) -> frozenset[str]:
         """Check each inputRequests entry; the keys the retry must answer."""
         if not isinstance(requests, dict):
             if requests is not ABSENT:
                 self._invalid(message, f"inputRequests is {shown(requests)}, not an object")
             return frozenset()
-        request = self._out.by_seq.get(exchange.request_seq)
         capabilities = meta_in(params_of(request)).get(META_CAPABILITIES) if request is not None else None
         for key, entry in requests.items():
             method = entry.get("method") if isinstance(entry, dict) else None

@@ -106,8 +106,12 @@ class Requests:
             return
         data = error_of(reply).get("data")
         supported = data.get("supported") if isinstance(data, dict) else None
-        if isinstance(supported, list):
-            self._rejected = (exchange, [v for v in supported if isinstance(v, str)])
+        if not isinstance(supported, list):
+            return
+        listed = [v for v in supported if isinstance(v, str)]
+        if exchange.version in listed:  # the server contradicts itself: no retry can help
+            return  # (error.unsupported-version-inconsistent tells it)
+        self._rejected = (exchange, listed)
 
     # --- the passing of time and the end
 
