@@ -81,9 +81,9 @@ class Lifecycle:
         if not never_started:
             if self._replied:
                 return False
-            if self._stdin_closed:  # the client left first: a clean exit, or no request, is no failure
-                if not self._asked or details.get("code") == 0:
-                    return False
+            # The client left first: a clean exit, or no request, is no failure.
+            if self._stdin_closed and (not self._asked or details.get("code") == 0):
+                return False
         how = f"never started: {details['error']}" if never_started else "exited before its first reply"
         code = (
             f"signal {details['signal']}" if "signal" in details else f"exit code {details.get('code', '?')}"
