@@ -48,6 +48,7 @@ def test_signals_in_the_first_300_ms(tmp_path: Path, round_: int) -> None:
             time.sleep(0.001)
         time.sleep(rng.uniform(0, 0.3))
         proc.send_signal(signum)
+        proc.wait(timeout=30)  # stdin stays open: EOF would let cat exit 0 before the signal reaches it
         out, err = proc.communicate(timeout=30)
         assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM), (proc.returncode, err)
         assert err == b"", err.decode(errors="replace")
