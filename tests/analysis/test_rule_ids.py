@@ -38,3 +38,20 @@ def test_each_rule_id_is_raised_in_exactly_one_family_file() -> None:
         for member in RuleId
     }
     assert {member: files for member, files in rooms.items() if len(files) != 1} == {}
+
+
+def test_the_readme_counts_the_rules_and_names_every_family() -> None:
+    readme = (RULES_DIR.parents[2] / "README.md").read_text()
+    severities = [rule.severity.name.lower() for rule in RULES.values()]
+    told = (
+        f"The {len(RULES)} rules ({severities.count('error')} errors, "
+        f"{severities.count('warning')} warnings, {severities.count('info')} infos)"
+    )
+    assert told in readme
+    families = {rule_id.split(".")[0] for rule_id in RULES}
+    assert {f for f in families if f"`{f}.*`" not in readme and f"`{f}." not in readme} == set()
+
+
+def test_the_rules_package_names_every_family_file() -> None:
+    told = (RULES_DIR / "__init__.py").read_text()
+    assert {p.name for p in RULES_DIR.glob("*.py") if p.name != "__init__.py" and p.name not in told} == set()
