@@ -42,6 +42,14 @@ for text in hostile:
 sys.stdout.flush()
 for line in sys.stdin:
     msg = json.loads(line)
+    if msg.get("method") == "tools/list":  # tool names the report's context cost and tools.* rules quote
+        tools = [
+            {"name": text, "description": text, "inputSchema": {"$schema": text, "anyOf": [{"$ref": text}]}}
+            for text in hostile
+        ]
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}}) + "\n")
+        sys.stdout.flush()
+        continue
     for text in hostile:
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": text, "params": {"x": text}}) + "\n")
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": text, "method": text}) + "\n")
@@ -52,9 +60,10 @@ for line in sys.stdin:
 
 
 def requests() -> bytes:
+    sent = [*HOSTILE[:3], "tools/list"]
     return b"".join(
         orjson.dumps({"jsonrpc": "2.0", "id": i, "method": text, "params": {}}) + b"\n"
-        for i, text in enumerate(HOSTILE[:3])
+        for i, text in enumerate(sent)
     )
 
 
@@ -105,6 +114,25 @@ def test_report_shows_no_control_character(session: tuple[Path, Path], fmt: str)
     assert_clean(done.stdout, f"report --format {fmt}")
     assert_clean(done.stderr, f"report --format {fmt} (stderr)")
     assert "\\x1b]0;PWNED\\x07" in done.stdout.replace("\\\\", "\\")  # shown, made visible
+    assert "most expensive tools" in done.stdout or fmt == "markdown"
+    assert "tools.schema-combinator" in done.stdout
+
+
+def test_a_failed_start_quotes_hostile_stderr_safely(tmp_path: Path) -> None:
+    """lifecycle.failed-to-connect quotes the server's last stderr lines: made visible, never raw."""
+    dying = "import sys\nfor text in sys.argv[1:]: sys.stderr.write(text + '\\n')\nsys.exit(3)"
+    done = subprocess.run(
+        [*MCPSPY, "--home", str(tmp_path), "--", sys.executable, "-c", dying, *HOSTILE[:4]],
+        input=requests(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 3
+    report = run("report", "--home", str(tmp_path))
+    assert report.returncode == 1
+    assert "lifecycle.failed-to-connect" in report.stdout
+    assert "PWNED" in report.stdout
+    assert_clean(report.stdout, "report of a failed start")
 
 
 def test_report_json_stays_exact_json(session: tuple[Path, Path]) -> None:

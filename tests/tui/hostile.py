@@ -61,6 +61,14 @@ def write_hostile_capture(path: Path, target: Path) -> Path:
         lines.append((Stream.S2C, text.encode()))  # stdout junk: not JSON
         lines.append((Stream.ERR, text.encode()))
     lines.append((Stream.S2C, b"\x9b\xff\x1b[31mnot utf-8"))
+    # Tool names and schemas, as the tools.* findings and the header's context cost quote them.
+    tools = [
+        {"name": t, "description": t, "inputSchema": {"$schema": t, "anyOf": [{"$ref": t}]}} for t in strings
+    ]
+    lines.append(
+        (Stream.C2S, orjson.dumps({"jsonrpc": "2.0", "id": "t", "method": "tools/list", "params": {}}))
+    )
+    lines.append((Stream.S2C, orjson.dumps({"jsonrpc": "2.0", "id": "t", "result": {"tools": tools}})))
     out = [encode_header(header)]
     out += [encode_line(seq, seq / 1000, stream, data, True) for seq, (stream, data) in enumerate(lines, 1)]
     path.write_bytes(b"".join(out))
