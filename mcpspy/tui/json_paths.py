@@ -11,26 +11,12 @@ escapes, so no control character) for a key that is not a plain name.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from mcpspy.drift.jsonpath import render_path
 
 Part = str | int
-
-
-def path_text(parts: tuple[Part, ...]) -> str:
-    """``("result", "tools", 0)`` -> ``$.result.tools[0]``."""
-    out = ["$"]
-    for part in parts:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif _NAME.fullmatch(part):
-            out.append(f".{part}")
-        else:
-            out.append(f"[{json.dumps(part)}]")
-    return "".join(out)
+path_text = render_path  # the one spelling of a JSON path, the one `mcpspy replay --ignore` reads
 
 
 def line_paths(value: Any) -> list[str]:

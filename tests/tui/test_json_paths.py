@@ -10,13 +10,14 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpspy.drift.jsonpath import PathPattern
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.json_paths import line_paths, path_text
 from mcpspy.tui.panes.detail import DetailPane
 from tests.conftest import FIXTURES
 from tests.tui.test_navigation import wait_loaded
 
-_STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+_STEP = re.compile(r'\.([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
@@ -46,6 +47,7 @@ def test_each_line_has_the_path_of_what_it_shows(value: Any) -> None:
     assert len(paths) == len(lines)
     for line, path in zip(lines, paths, strict=True):
         node = resolve(value, path)
+        PathPattern.parse(path)  # and `mcpspy replay --ignore` reads it
         shown = line.strip().rstrip(",")
         if shown in ("{", "}", "[", "]") or shown.endswith((": {", ": [")):
             assert isinstance(node, dict | list) and node
