@@ -2,7 +2,7 @@
 
 ``method:tools/* id:3 dir:s2c kind:notification is:pending is:flagged
 severity:error latency:>500ms``, free words and ``"quoted phrases"``; spaces
-mean "and", ``OR`` (or ``|``) means or, a leading ``-`` (or ``!``, ``NOT``)
+mean "and", ``OR`` (or ``or``, ``|``) means or, a leading ``-`` (or ``!``, ``NOT``)
 negates, parentheses group. ``parse_filter`` raises FilterError saying what
 is wrong and at which column. The fields and their help are in terms.FIELDS.
 """
@@ -19,7 +19,7 @@ __all__ = ["FIELDS", "SYNTAX_HELP", "Filter", "FilterError", "parse_filter"]
 
 SYNTAX_HELP = (
     ("a b", "both (a space means and)"),
-    ("a OR b", "either (also a | b); and binds tighter: a OR b c is a OR (b c)"),
+    ("a OR b", "either (also a or b, a | b); and binds tighter: a OR b c is a OR (b c)"),
     ("-a", "not a (also !a, NOT a)"),
     ("( )", "grouping: dir:s2c (method:tools/* OR is:flagged)"),
     ('"two words"', "a phrase, found anywhere in the line or the method (any case)"),

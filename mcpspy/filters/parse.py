@@ -6,6 +6,7 @@
     unary  := ("-" | "!" | "NOT") unary | atom
     atom   := "(" any ")" | key:value | "quoted phrase" | word
 
+OR, AND and NOT may be written in any case; ``"or"`` quoted is the word.
 A value may be quoted too (``method:"tools/call"``); inside quotes ``\\"`` and
 ``\\\\`` stand for themselves. Every error names the column it found.
 """
@@ -73,11 +74,11 @@ def tokenize(text: str) -> list[Token]:
                 if not value and i < len(text) and text[i] == '"':
                     value, i = _quoted(text, i)
                 tokens.append(Token("field", key, start + 1, value))
-            elif word in OR_WORDS:
+            elif word.upper() in OR_WORDS:  # any case: "or" is what people type (a phrase "or" finds the word)
                 tokens.append(Token("or", word, start + 1))
-            elif word == "AND":
+            elif word.upper() == "AND":
                 tokens.append(Token("and", word, start + 1))
-            elif word in NOT_WORDS:
+            elif word.upper() in NOT_WORDS:
                 tokens.append(Token("not", word, start + 1))
             else:
                 tokens.append(Token("word", word, start + 1))

@@ -72,6 +72,8 @@ def test_or_binds_looser_than_and() -> None:
     assert seqs("-(dir:c2s OR dir:s2c)") == [5]
     assert seqs("!dir:c2s NOT dir:s2c") == [5]
     assert seqs("dir:c2s AND id:2") == [2]
+    assert seqs("id:1 or id:2") == seqs("id:1 Or id:2") == [1, 2, 3]  # as people type it
+    assert seqs("not dir:c2s and not dir:s2c") == [5]
 
 
 def test_quoted_phrases_and_values() -> None:
