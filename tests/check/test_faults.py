@@ -15,7 +15,7 @@ import pytest
 from tests.check.helpers import faulty, run_check
 
 M, L = "modern", "legacy"
-FAST = ("--timeout", "2")
+FAST = ("--timeout", "3")  # the silence that counts as no reply; 2 s was once too short on a loaded CI host
 
 # fault, --era, {(check, era): status}, {(check, era): finding ids that must be routed there}
 CASES: list[tuple[str, str, dict[tuple[str, str], str], dict[tuple[str, str], set[str]]]] = [
