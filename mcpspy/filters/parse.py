@@ -74,7 +74,7 @@ def tokenize(text: str) -> list[Token]:
                 if not value and i < len(text) and text[i] == '"':
                     value, i = _quoted(text, i)
                 tokens.append(Token("field", key, start + 1, value))
-            elif word.upper() in OR_WORDS:  # any case: "or" is what people type (a phrase "or" finds the word)
+            elif word.upper() in OR_WORDS:  # any case: "or" is what people type
                 tokens.append(Token("or", word, start + 1))
             elif word.upper() == "AND":
                 tokens.append(Token("and", word, start + 1))

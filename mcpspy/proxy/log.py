@@ -69,6 +69,15 @@ class LogSink:
             self._dead = True
             self._warn(f"mcpspy: the --log output stopped: {exc}")
 
+    def skipped(self, count: int) -> None:
+        """Say in the log itself what it missed: records dropped while it was behind (SinkThread)."""
+        if not self._dead:
+            self._write(
+                f"{PREFIX} warning: --log skipped {count:,} records: it fell behind the traffic (its "
+                "analysis is slower, or its output was not read); the capture has them all, and findings "
+                "about requests across the gap may be off\n".encode()
+            )
+
     def _lines(self, events: list[AnalysisEvent]) -> list[str]:
         out: list[str] = []
         attached: set[int] = set()
@@ -89,7 +98,7 @@ def open_log_sink(
     target: str,
     warn: Callable[[str], None],
     write_stderr: Callable[[bytes], None] | None = None,
-) -> Callable[[list[Record]], None]:
+) -> LogSink | None:
     """A sink for the proxy's drained batches: "-" is stderr (fd 2), else a file opened for append.
 
     ``write_stderr`` is how the proxy puts its own bytes on fd 2 between the server's lines.
@@ -100,6 +109,6 @@ def open_log_sink(
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
-        return lambda records: None
+        return None
 
     return LogSink(lambda data: write_all(fd, data), warn, show_stderr=True)

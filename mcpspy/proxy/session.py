@@ -25,6 +25,7 @@ from mcpspy.proxy.stderr import SharedStderr
 
 if TYPE_CHECKING:
     from mcpspy.export.otlp_live import OtlpSink
+    from mcpspy.proxy.log import LogSink
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,10 @@ class Session:
         self.recording = Recording(capture, t0, warn=stderr.warn)
         self._log: SinkThread | None = None
         if config.log is not None:
-            self._log = SinkThread(_open_log(config.log, stderr), stderr.warn)
-            self.recording.observe(self._log)
+            sink = _open_log(config.log, stderr)
+            if sink is not None:
+                self._log = SinkThread(sink, sink.skipped)
+                self.recording.observe(self._log)
         self._otlp: OtlpSink | None = None
         if config.otlp_endpoint is not None:
             from mcpspy.export.otlp_live import open_otlp_sink  # OpenTelemetry: only when asked for
@@ -105,11 +108,10 @@ class Session:
             self._stderr.say(f"otlp: {self._otlp.close()}")
 
 
-def _open_log(target: str, stderr: SharedStderr) -> Callable[[list[Record]], None]:
+def _open_log(target: str, stderr: SharedStderr) -> LogSink | None:
     from mcpspy.proxy.log import open_log_sink  # the analysis: imported only when asked for
 
-    sink: Callable[[list[Record]], None] = open_log_sink(target, stderr.warn, stderr.write_own)
-    return sink
+    return open_log_sink(target, stderr.warn, stderr.write_own)
 
 
 LOG_LIMIT = 16 << 20  # bytes of records waiting for --log: a few seconds of heavy traffic
@@ -121,19 +123,19 @@ class SinkThread:
 
     Bounded by bytes (``LOG_LIMIT``): the capture's writer hands batches in and
     never waits. Past the bound (``--log -`` to a stderr nobody reads, a log on
-    a stalled disk), batches are dropped and counted, and when the sink takes
-    the next one it first says once, through ``warn``, how many records it
-    skipped (its analysis then misses them: pairings across the gap are off).
+    a stalled disk, traffic faster than the analysis), batches are dropped and
+    counted, and before the sink takes the next one ``skipped`` is told how
+    many (the log says so itself: its analysis misses them).
     """
 
     def __init__(
         self,
         sink: Callable[[list[Record]], None],
-        warn: Callable[[str], None] | None = None,
+        skipped: Callable[[int], None] | None = None,
         limit: int = LOG_LIMIT,
     ) -> None:
         self._sink = sink
-        self._warn = warn
+        self._tell_skipped = skipped
         self._limit = limit
         self._queue: deque[tuple[Sequence[Recorded], int] | None] = deque()
         self._queued = 0
@@ -177,8 +179,8 @@ class SinkThread:
                     self._ready.wait()
                 item = self._queue.popleft()
                 skipped, self.skipped = self.skipped, 0
-            if skipped and self._warn is not None:
-                self._warn(f"mcpspy: --log skipped {skipped} records: its output was not being read")
+            if skipped and self._tell_skipped is not None:
+                self._tell_skipped(skipped)
             if item is None:
                 return
             recorded, cost = item

@@ -13,9 +13,19 @@ from hypothesis import strategies as st
 
 from mcpspy.capture.admission import LIMIT
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Recorded, Stream
+from mcpspy.capture.records import (
+    Event,
+    Header,
+    LifecycleRecord,
+    LineBatch,
+    LineRecord,
+    Record,
+    Recorded,
+    Stream,
+)
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
+from mcpspy.proxy.log import LogSink
 from mcpspy.proxy.recording import Recording
 from mcpspy.proxy.session import SinkThread
 from tests.conftest import replay
@@ -270,7 +280,7 @@ def test_sink_thread_drops_past_its_bound_and_says_how_many_once_it_takes_again(
     """--log to a stderr nobody reads: the capture's writer never waits on it."""
     release = threading.Event()
     seen: list[int] = []
-    said: list[str] = []
+    said: list[int] = []
 
     def stalled(records: list[Record]) -> None:
         release.wait(20)
@@ -286,7 +296,7 @@ def test_sink_thread_drops_past_its_bound_and_says_how_many_once_it_takes_again(
     sink([LifecycleRecord(101, 0.0, Event.PROXY_STOPPED, {})])
     sink.close()
     assert len(seen) + sink.skipped_total == 101 and seen == sorted(seen) and seen[-1] == 101
-    assert said == [f"mcpspy: --log skipped {sink.skipped_total} records: its output was not being read"]
+    assert said == [sink.skipped_total]  # told once, before the batch after the gap
 
 
 chunks = st.lists(
@@ -312,3 +322,27 @@ def test_any_chunks_replay_to_their_bytes_whole_lines_or_not(
     assert [r.seq for r in capture.records] == list(range(1, len(capture.records) + 1))
     for stream in Stream:
         assert replay(capture, stream) == b"".join(data for s, data in handed if s is stream)
+
+
+def test_a_log_that_fell_behind_says_so_in_itself(tmp_path: Path) -> None:
+    """--log to a file, traffic faster than its analysis: the file says how many records it skipped."""
+    release = threading.Event()
+    written: list[bytes] = []
+
+    def slow_write(data: bytes) -> None:
+        release.wait(20)
+        written.append(data)
+
+    log = LogSink(slow_write, lambda warning: None, show_stderr=True)
+    sink = SinkThread(log, log.skipped, limit=2000)
+    for i in range(1, 101):
+        sink([LineBatch(i, i / 100, Stream.ERR, [b"line %d" % i])])
+    release.set()
+    assert wait_for(lambda: sink._queued == 0)
+    sink([LineBatch(101, 1.01, Stream.ERR, [b"line 101"])])
+    sink.close()
+    text = b"".join(written).decode()
+    told = f"mcpspy warning: --log skipped {sink.skipped_total:,} records: it fell behind the traffic"
+    assert sink.skipped_total > 0 and text.count(told) == 1
+    assert text.index(told) < text.index("line 101")
+    assert text.count("line ") == 101 - sink.skipped_total
