@@ -195,11 +195,3 @@ def test_a_config_in_an_unwritable_directory_is_one_line_and_exit_2(unwritable: 
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "cannot write" in done.stderr or verb == "unwrap"
     assert config.read_text() == PROJECT_MCP and sorted(p.name for p in unwritable.iterdir()) == [".mcp.json"]
-
-
-@pytest.fixture
-def dirs(tmp_path: Path) -> tuple[Path, Path]:
-    project, home = tmp_path / "project", tmp_path / "home"
-    project.mkdir()
-    home.mkdir()
-    return project, home

@@ -79,14 +79,6 @@ def mcpspy(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str
     )
 
 
-@pytest.fixture
-def dirs(tmp_path: Path) -> tuple[Path, Path]:
-    project, home = tmp_path / "project", tmp_path / "home"
-    project.mkdir()
-    home.mkdir()
-    return project, home
-
-
 def servers_of(path: Path, key: str = "mcpServers") -> dict[str, dict[str, object]]:
     servers: dict[str, dict[str, object]] = json.loads(path.read_text())[key]
     return servers

@@ -233,11 +233,3 @@ def test_an_older_backup_beside_the_config_is_still_used_and_removed(dirs: tuple
     assert done.returncode == 0, done.stderr
     assert path.read_text() == PROJECT_MCP and not legacy.exists()
     assert os.listdir(project) == [".mcp.json"]
-
-
-@pytest.fixture
-def dirs(tmp_path: Path) -> tuple[Path, Path]:
-    project, home = tmp_path / "project", tmp_path / "home"
-    project.mkdir()
-    home.mkdir()
-    return project, home
