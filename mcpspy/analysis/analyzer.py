@@ -100,7 +100,7 @@ class Analyzer:
         self._shapes = Shapes(out, self._era)
         self._tool_schemas = ToolSchemas(out, self._era)
         self._lifecycle = Lifecycle(out, self._pairing)
-        self._capture = CaptureIntegrity(out)  # what the capture says it lost
+        self._capture = CaptureIntegrity(out, self._pairing)  # what the capture says it lost
         self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
         self._requests = Requests(out)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -179,6 +179,10 @@ class Analyzer:
             if carried is not None:
                 self._protocol(carried)
         return self._out.events
+
+    def records_missing(self) -> None:
+        """Records between the last fed and the next never came (a --log that fell behind)."""
+        self._pairing.gap()
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         self._out.events = []

@@ -71,11 +71,12 @@ class LogSink:
 
     def skipped(self, count: int) -> None:
         """Say in the log itself what it missed: records dropped while it was behind (SinkThread)."""
+        self.replay.analyzer.records_missing()
         if not self._dead:
             self._write(
                 f"{PREFIX} warning: --log skipped {count:,} records: it fell behind the traffic (its "
-                "analysis is slower, or its output was not read); the capture has them all, and findings "
-                "about requests across the gap may be off\n".encode()
+                "analysis is slower, or its output was not read); the capture has them all, and no "
+                "request is judged unanswered, nor reply unknown or out of order, across the gap\n".encode()
             )
 
     def _lines(self, events: list[AnalysisEvent]) -> list[str]:

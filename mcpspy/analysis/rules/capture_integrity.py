@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.capture.records import Event, LifecycleRecord
 
 
 class CaptureIntegrity:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, pairing: Pairing) -> None:
         self._out = out
+        self._pairing = pairing  # a gap may hold replies: pairing judges nothing across it
 
     def event(self, record: LifecycleRecord) -> None:
         if record.event is Event.CAPTURE_GAP:
             self._out.find(RuleId.CAPTURE_GAP, record.seq, None, _gap_sentence(record.details))
+            self._pairing.gap()
         elif record.event is Event.CAPTURE_TORN:
             self._out.find(
                 RuleId.CAPTURE_TORN_LINE,
@@ -40,7 +43,10 @@ def _gap_sentence(details: dict[str, int | str | float]) -> str:
     if details.get("parts"):
         what += f", and {_count(details['parts'])} part(s) of a line too long to hold"
     when = "at exit, when the drain was given up" if details.get("at_exit") else "while the disk fell behind"
-    return f"mcpspy dropped {what} from the capture {when}, to keep forwarding; findings near it may be off"
+    return (
+        f"mcpspy dropped {what} from the capture {when}, to keep forwarding; no request is judged "
+        "unanswered, and no reply unknown or out of order, across it"
+    )
 
 
 def _count(value: object) -> str:

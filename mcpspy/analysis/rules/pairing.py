@@ -40,6 +40,8 @@ class IdSpace:
     pending: dict[IdKey, Exchange] = field(default_factory=dict)  # in sending order
     closed: dict[IdKey, Exchange] = field(default_factory=dict)  # answered or cancelled
     lost: dict[IdKey, Exchange] = field(default_factory=dict)  # replied unparseably: still awaited
+    # Pending when records went missing (a gap): their reply may be among them, so none is owed.
+    unsure: dict[IdKey, Exchange] = field(default_factory=dict)
     # Requests that expect a prompt reply, in sending order; those no longer pending are pruned
     # lazily from the front. (Iterating ``pending`` instead costs O(holes): a dict popped from
     # the front scans past its deleted slots until it is resized.)
@@ -79,6 +81,7 @@ class Pairing:
         self._client = IdSpace()
         self._server = IdSpace()
         self._given_up: list[Exchange] = []  # never answered (what a server's request held up)
+        self._gap = False  # records went missing: a reply to an unknown id may answer one of them
 
     def _sent_on(self, stream: Stream) -> IdSpace:
         """The id space of the requests sent on this pipe."""
@@ -106,6 +109,19 @@ class Pairing:
 
     def in_flight(self, stream: Stream) -> list[Exchange]:
         return [e for e in self._sent_on(stream).pending.values() if not e.long_lived]
+
+    def gap(self) -> None:
+        """Records went missing here (capture-gap, a --log that fell behind): judge nothing across it.
+
+        What is pending may have been answered in the gap: it is owed no reply, and its order
+        no longer counts. A reply to an id never seen may answer a request in the gap.
+        """
+        self._gap = True
+        for space in (self._client, self._server):
+            space.unsure.update(space.pending)
+            space.pending.clear()
+            space.sent_order.clear()
+            space.not_yet_slow.clear()
 
     # --- requests and responses
 
@@ -147,6 +163,11 @@ class Pairing:
                 if lost.state is LOST:
                     space.lost[key] = lost
                 return lost
+            unsure = space.unsure.pop(key, None)
+            if unsure is not None:  # pending at a gap, answered after it
+                space.close(key, unsure, self._recent)
+                self._pair(unsure, message)
+                return unsure
             self._stray(message, space.closed.get(key))
             return None
         oldest = space.oldest_waiting()
@@ -167,6 +188,8 @@ class Pairing:
         return exchange
 
     def _stray(self, message: Message, closed: Exchange | None) -> None:
+        if closed is None and self._gap:
+            return  # its request may be one of the records lost in a gap
         if closed is None:
             self._out.find(
                 RuleId.PAIRING_UNKNOWN_ID,
