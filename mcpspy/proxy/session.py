@@ -124,8 +124,8 @@ class SinkThread:
     Bounded by bytes (``LOG_LIMIT``): the capture's writer hands batches in and
     never waits. Past the bound (``--log -`` to a stderr nobody reads, a log on
     a stalled disk, traffic faster than the analysis), batches are dropped and
-    counted, and before the sink takes the next one ``skipped`` is told how
-    many (the log says so itself: its analysis misses them).
+    counted, and ``skipped`` is told how many at the place they were in the
+    order (the log says so itself, and its analysis judges nothing across them).
     """
 
     def __init__(
@@ -137,9 +137,9 @@ class SinkThread:
         self._sink = sink
         self._tell_skipped = skipped
         self._limit = limit
-        self._queue: deque[tuple[Sequence[Recorded], int] | None] = deque()
+        # Batches with their cost; an int where that many records were dropped; None: the end.
+        self._queue: deque[tuple[Sequence[Recorded], int] | int | None] = deque()
         self._queued = 0
-        self.skipped = 0  # records dropped and not yet said
         self.skipped_total = 0
         self.taken = 0  # batches the sink has taken in (how close tells a slow sink from a stuck one)
         self._ready = threading.Condition()
@@ -151,8 +151,13 @@ class SinkThread:
         with self._ready:
             if self._queued + cost > self._limit:
                 dropped = sum(_count(item) for item in recorded)
-                self.skipped += dropped
                 self.skipped_total += dropped
+                queue = self._queue
+                if queue and isinstance(queue[-1], int):
+                    queue[-1] += dropped  # one gap, however many batches it took
+                else:
+                    queue.append(dropped)
+                    self._ready.notify()
                 return
             self._queue.append((recorded, cost))
             self._queued += cost
@@ -178,9 +183,10 @@ class SinkThread:
                 while not self._queue:
                     self._ready.wait()
                 item = self._queue.popleft()
-                skipped, self.skipped = self.skipped, 0
-            if skipped and self._tell_skipped is not None:
-                self._tell_skipped(skipped)
+            if isinstance(item, int):
+                if self._tell_skipped is not None:
+                    self._tell_skipped(item)
+                continue
             if item is None:
                 return
             recorded, cost = item
