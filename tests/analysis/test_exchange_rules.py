@@ -92,8 +92,7 @@ def test_failed_to_connect_gives_the_exit_code_command_and_last_stderr_lines_vis
     )
     (never,) = messages("lifecycle-never-started", RuleId.LIFECYCLE_FAILED_TO_CONNECT)
     assert never == (
-        "the server never started: No such file or directory (exit code 127); command: no-such-cmd --stdio; "
-        "it wrote nothing on stderr"
+        "the server never started: No such file or directory (exit code 127); command: no-such-cmd --stdio"
     )
     (failed,) = analyze("lifecycle-failed-to-connect").exchanges
     assert failed.state is ExchangeState.UNANSWERED  # given up with the server, in the one finding

@@ -92,11 +92,12 @@ class Lifecycle:
         command = (
             "" if command is None else f"; command: {visible_bytes(str(command).encode(), STDERR_WIDTH)}"
         )
+        stderr = "" if never_started else f"; {self._last_stderr()}"  # a command never run wrote nothing
         self._out.find(
             RuleId.LIFECYCLE_FAILED_TO_CONNECT,
             record.seq,
             None,
-            f"the server {how} ({code}){command}; {self._last_stderr()}",
+            f"the server {how} ({code}){command}{stderr}",
         )
         return True
 
