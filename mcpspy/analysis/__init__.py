@@ -7,7 +7,10 @@ which exchange it belongs to, and what is wrong with it.
   through the one ``Reporter`` (reporter.py).
 - rule_ids.py: every rule id as a ``RuleId`` member; ``grep -rn MEMBER
   mcpspy/analysis/rules`` finds the one place that raises it.
-- catalogue.py: the one table of rules (``mcpspy rules``).
+- catalogue.py: the one table of rules (``mcpspy rules``); the rows of the
+  larger families in catalogue_tools.py and catalogue_digest.py, spliced in.
+- context_cost.py: what lists and tool results cost a model's context;
+  sources.py: a rule's source as the spec's public pages.
 - model.py: what the views consume; jsonrpc.py: what a line is, read alone,
   and how an untrusted value is quoted in a sentence (never raising, however
   deep); message_fields.py: readers of a message's fields; schema.py and
