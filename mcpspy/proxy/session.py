@@ -116,6 +116,7 @@ def _open_log(target: str, stderr: SharedStderr) -> LogSink | None:
 
 LOG_LIMIT = 16 << 20  # bytes of records waiting for --log: a few seconds of heavy traffic
 STALLED_WAIT = 1.0  # at exit, how long --log may take in nothing (nobody reads it) before it is left
+LAST_WORD_WAIT = 1.0  # at exit, past the deadline: how long --log gets to say what it could not take in
 
 
 class SinkThread:
@@ -126,6 +127,7 @@ class SinkThread:
     a stalled disk, traffic faster than the analysis), batches are dropped and
     counted, and ``skipped`` is told how many at the place they were in the
     order (the log says so itself, and its analysis judges nothing across them).
+    At exit, what it has not taken in by the deadline is counted and said the same way.
     """
 
     def __init__(
@@ -140,6 +142,7 @@ class SinkThread:
         # Batches with their cost; an int where that many records were dropped; None: the end.
         self._queue: deque[tuple[Sequence[Recorded], int] | int | None] = deque()
         self._queued = 0
+        self._abandon = False  # the deadline passed: count what is left, say it, stop
         self.skipped_total = 0
         self.taken = 0  # batches the sink has taken in (how close tells a slow sink from a stuck one)
         self._ready = threading.Condition()
@@ -176,12 +179,22 @@ class SinkThread:
                 progress, since = self.taken, time.monotonic()
             elif time.monotonic() - since > STALLED_WAIT:
                 return  # stuck in a write nobody reads: its thread dies with the process
+        if self._thread.is_alive():  # still busy at the deadline: it says what it leaves, and stops
+            with self._ready:
+                self._abandon = True
+                self._ready.notify()
+            self._thread.join(LAST_WORD_WAIT)
 
     def _run(self) -> None:
         while True:
             with self._ready:
-                while not self._queue:
+                while not self._queue and not self._abandon:
                     self._ready.wait()
+                if self._abandon:
+                    left = self._leave_the_rest()
+                    if left and self._tell_skipped is not None:
+                        self._tell_skipped(left)
+                    return
                 item = self._queue.popleft()
             if isinstance(item, int):
                 if self._tell_skipped is not None:
@@ -196,6 +209,20 @@ class SinkThread:
                 with self._ready:
                     self._queued -= cost
                     self.taken += 1
+
+    def _leave_the_rest(self) -> int:
+        """Under the lock: drop what is queued; how many records that was, with the gaps not yet said."""
+        left = 0
+        for item in self._queue:
+            if isinstance(item, int):
+                left += item
+            elif item is not None:
+                dropped = sum(_count(recorded) for recorded in item[0])
+                left += dropped
+                self.skipped_total += dropped
+        self._queue.clear()
+        self._queued = 0
+        return left
 
 
 def _count(item: Recorded) -> int:

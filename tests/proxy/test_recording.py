@@ -350,3 +350,20 @@ def test_a_log_that_fell_behind_says_so_in_itself(tmp_path: Path) -> None:
     assert [int(n) for n in re.findall(r"line (\d+)", before)] == list(range(1, kept + 1))  # in its place
     assert re.findall(r"line (\d+)", after) == ["101"]
     assert text.count("line ") == 101 - sink.skipped_total
+
+
+def test_a_log_still_behind_at_the_deadline_says_what_it_leaves() -> None:
+    """At exit the sink gets its time; past it, what it never took in is counted and said, not lost quietly."""
+    seen: list[int] = []
+    said: list[int] = []
+
+    def slow(records: list[Record]) -> None:
+        time.sleep(0.05)
+        seen.extend(r.seq for r in records)
+
+    sink = SinkThread(slow, said.append)
+    for i in range(1, 61):
+        sink([LineBatch(i, i / 100, Stream.ERR, [b"line"])])
+    sink.close(timeout=0.5)
+    assert said and len(seen) + said[-1] == 60 and seen == list(range(1, len(seen) + 1))
+    assert sink.skipped_total == said[-1]
