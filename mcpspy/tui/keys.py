@@ -24,6 +24,7 @@ from textual.widgets import Input, TabbedContent
 
 from mcpspy.analysis.model import Message
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.terminal import visible_line
 from mcpspy.tui.exchange_view import exchange_parts
 from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
@@ -322,7 +323,7 @@ class InspectorKeys(App[None]):
             self.notify("put the cursor on a JSON line first (l / L)", severity="warning", markup=False)
             return
         self.copy_to_clipboard(path)
-        self.notify(f"copied {path}", markup=False)
+        self.notify(f"copied {visible_line(path)}", markup=False)  # a key may hold a bidi override
 
     def action_export(self) -> None:
         message = self.message_list.current

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpspy.capture.format import encode_header, encode_line
+from mcpspy.capture.records import Header, Stream
 from mcpspy.drift.jsonpath import PathPattern
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.json_paths import line_paths, path_text
 from mcpspy.tui.panes.detail import DetailPane
 from tests.conftest import FIXTURES
+from tests.tui.hostile import CONTROLS
 from tests.tui.test_navigation import wait_loaded
 
 _STEP = re.compile(r'\.([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
@@ -84,3 +88,19 @@ async def test_l_walks_the_json_lines_and_c_copies_the_path() -> None:
         assert app.clipboard == "$.params.name"
         await pilot.press("j", "c")  # another message: the cursor is gone with the old one
         assert app.clipboard == "$.params.name" and detail.marked is None
+
+
+async def test_c_copies_a_hostile_key_exactly_and_shows_it_made_visible(tmp_path: Path) -> None:
+    """The clipboard gets the path as `--ignore` reads it; the notification shows no bidi or escape raw."""
+    key = "a\u202eb\x1b]0;PWNED\x07"
+    header = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0.1.0", 1)
+    line = orjson.dumps({"jsonrpc": "2.0", "method": "m", key: 1})
+    capture = tmp_path / "c.jsonl"
+    capture.write_bytes(encode_header(header) + encode_line(1, 0.001, Stream.S2C, line, True))
+    app = InspectorApp(capture, live=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("g", "l", "l", "l", "l", "c")  # {, "jsonrpc", "method", the key
+        assert app.clipboard == path_text((key,)) and "\u202e" in app.clipboard
+        shown = [n.message for n in app._notifications if n.message.startswith("copied ")]
+        assert shown and not any(c in shown[-1] for c in CONTROLS), shown
