@@ -235,6 +235,7 @@ class Driver:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
+            self.stdin_drained.set()  # before the close that delivers the EOF, which may end the proxy
         except OSError:
             pass  # the proxy has gone: what follows is judged from the capture
         finally:

@@ -132,7 +132,9 @@ def eof_verdicts(script: Script, lines: Lines) -> list[Verdict]:
             Verdict("eof.quiet", script.era, Status.SKIP, why),
         ]
     how = _exit_text(exited)
-    if closed is None or (exited is not None and exited.seq < closed.seq):
+    # Not delivered: the server stopped reading, and a close the proxy recorded came only once
+    # mcpspy had signalled it (its pump reads on after a failed write), whichever it wrote first.
+    if closed is None or not script.eof_delivered or (exited is not None and exited.seq < closed.seq):
         why = f"the server exited ({how}) before its stdin was closed"
         if not script.eof_delivered:
             why = f"the server stopped reading its stdin, so it never saw its end; mcpspy ended it ({how})"
