@@ -45,6 +45,7 @@ from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
+LEGACY = Era.LEGACY
 SWEEP_AT = 1024  # requests kept for their replies before the ones no longer pending are dropped
 
 
@@ -206,16 +207,18 @@ class Analyzer:
         self._lifecycle.protocol(message)
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
             self._pair_only(message)
-        elif message.kind is REQUEST:
+            return
+        if message.kind is REQUEST:
             self._request(message)
         elif message.kind is NOTIFICATION:
             self._notification(message)
         else:
             self._response(message)
+        self._modern.meta_keys(message)  # after: an initialize result has set the revision
 
     def _open_exchange(self, message: Message) -> Exchange:
         """Pair a request; keep its message while a reply may still come for it."""
-        exchange = self._pairing.request(message)
+        exchange = self._pairing.request(message, self._era.era is LEGACY)
         if self.retain:
             self.exchanges.append(exchange)
         opened = self._open
@@ -262,6 +265,8 @@ class Analyzer:
         elif message.method == "notifications/progress":
             self._progress.notification(message)
             self._requests.progress(message)
+            if message.stream is C2S:
+                self._digest.client_progress(message)
         elif message.stream is C2S:
             self._digest.client_notification(message)
             self._era.client_notification(message)
@@ -293,6 +298,8 @@ class Analyzer:
             self._capabilities.learn_server(exchange.method, message)
             if exchange.method != "initialize":
                 self._digest.answered(exchange, message, request)
+        if is_result and exchange.method == "ping":
+            self._modern.ping_result(message)
         if is_result and request is not None:
             named = self._tool_schemas.result(exchange, message, request)
             self._shapes.result(exchange, message, request, named)

@@ -175,6 +175,25 @@ RULES_TABLE: list[Rule] = [
          bad='{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"x"}}', good=RES,
          fix="Send either result or error in a response, never both: drop the result when the request "
          "failed."),
+    Rule(RuleId.JSONRPC_PARAMS_NOT_OBJECT, E,
+         "params, when present, is an object: MCP has no by-position (array) params, and no null.",
+         "schema/2026-07-28 JSONRPCRequest.params, JSONRPCNotification.params",
+         bad='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["get_ticket",{"id":"2318"}]}',
+         good='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_ticket",...}}',
+         fix="Send params as an object of named members, or leave params out."),
+    Rule(RuleId.JSONRPC_RESULT_NOT_OBJECT, E,
+         "A result is a JSON object; a string, number, array or null is no MCP result.",
+         f"{BASE} \u00a7Result Responses; schema/2026-07-28 Result",
+         bad='{"jsonrpc":"2.0","id":1,"result":"ok"}',
+         good='{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[...]}}',
+         fix="Wrap what the request returns in an object, as its method's result type says."),
+    Rule(RuleId.JSONRPC_NOTIFICATION_WITH_ID, E,
+         "A notifications/* method sent with an id: notifications carry none, so the receiver reads a "
+         "request of a method it does not know.",
+         f'{BASE} \u00a7Notifications ("MUST NOT include an ID")',
+         bad='{"jsonrpc":"2.0","id":5,"method":"notifications/cancelled","params":{"requestId":4}}',
+         good='{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}',
+         fix="Leave the id out of every notification."),
     Rule(RuleId.JSONRPC_ERROR_SHAPE, E,
          "An error must be an object with an integer code and a string message.",
          f'{BASE} \u00a7Error Responses ("Error codes MUST be integers")',
@@ -208,6 +227,13 @@ RULES_TABLE: list[Rule] = [
          bad="two requests with id 1 in flight", good="ids 1 and 2",
          fix="Take request ids from a counter (or UUIDs) so no id repeats while a request with it is "
          "pending."),
+    Rule(RuleId.PAIRING_ID_REUSED, E,
+         "Before 2026-07-28, a request reuses an id its sender used earlier in the session, even one "
+         "answered long ago.",
+         '2025-06-18/basic/index.mdx \u00a7Requests ("MUST NOT have been previously used by the requestor '
+         'within the same session")',
+         bad="tools/call id 3 answered, later tools/list id 3", good="ids 3, then 4",
+         fix="Take request ids from a counter that never goes back within a session."),
     Rule(RuleId.PAIRING_REPLY_AFTER_CANCEL, W,
          "A reply came for a request its sender had cancelled: after a cancel the server must not "
          "send further messages for it.",
@@ -263,6 +289,13 @@ RULES_TABLE: list[Rule] = [
          good='{"jsonrpc":"2.0","id":8,"error":{"code":-32602,"message":"Invalid params"}}',
          fix="Reject a request without the _meta protocol fields with error -32602 instead of relying on "
          "earlier requests."),
+    Rule(RuleId.META_KEY_FORMAT, W,
+         "A _meta key is not of the form [prefix/]name: prefix labels begin with a letter and end with a "
+         "letter or digit, and the name begins and ends with a letter or digit.",
+         f"{BASE} \u00a7_meta (General fields); 2025-06-18/basic/index.mdx \u00a7_meta",
+         bad='"_meta":{"-trace id":"x","acme./flag":true}', good='"_meta":{"com.acme/trace-id":"x"}',
+         fix="Name _meta keys as reverse-DNS prefix, a slash, and a name of letters, digits, '-', '_' "
+         "and '.', beginning and ending with a letter or digit."),
     Rule(RuleId.ERROR_UNSUPPORTED_VERSION_DATA, E,
          "An UnsupportedProtocolVersion error (-32022) must list data.supported (and data.requested).",
          "2026-07-28/basic/versioning.mdx \u00a7Protocol Version Negotiation",
@@ -310,6 +343,12 @@ RULES_TABLE: list[Rule] = [
          good="server/discover, when a liveness check is needed",
          fix="Stop sending ping to 2026-07-28 servers; send server/discover when a liveness check is "
          "needed."),
+    Rule(RuleId.PING_NON_EMPTY_RESULT, W,
+         "A ping was answered with a result that is not empty: its receiver must answer {}.",
+         '2025-11-25/basic/utilities/ping.mdx \u00a7Behavior Requirements ("MUST respond promptly with '
+         'an empty response")',
+         bad='{"jsonrpc":"2.0","id":7,"result":{"status":"ok"}}', good='{"jsonrpc":"2.0","id":7,"result":{}}',
+         fix="Answer ping with an empty result object and nothing else."),
     # legacy era
     Rule(RuleId.LEGACY_INITIALIZED_MISSING, W,
          "After a successful initialize the client must send notifications/initialized before other "
@@ -426,6 +465,26 @@ RULES_TABLE: list[Rule] = [
          bad="progress 50, then 40", good="progress 40, then 50",
          fix="Send a larger progress value in each notification for a token, such as the count of items "
          "done so far."),
+    Rule(RuleId.PROGRESS_TOKEN_INVALID, E,
+         "A request's _meta.progressToken is not a string or an integer, so no progress can name it.",
+         f"{PROGRESS} \u00a7Progress Flow; schema ProgressToken",
+         bad='"_meta":{"progressToken":{"n":1}}', good='"_meta":{"progressToken":"call-7"}',
+         fix="Use a string or an integer as the progress token; the request id itself is a good one."),
+    Rule(RuleId.PROGRESS_TOKEN_DUPLICATE, E,
+         "A request's progressToken is the one another request of the same sender still in flight carries: "
+         "their progress cannot be told apart.",
+         f'{PROGRESS} \u00a7Progress Flow ("MUST be unique across all active requests")',
+         bad="requests 4 and 5 both carry progressToken 1 while 4 is unanswered",
+         good="request 4 carries progressToken 4, request 5 carries 5",
+         fix="Give each request its own progress token, such as its request id."),
+    Rule(RuleId.PROGRESS_CLIENT_SENT, W,
+         "A 2026-07-28 client sent notifications/progress: only the server reports progress, and a client's "
+         "only notification is notifications/cancelled.",
+         "schema/2026-07-28 ClientNotification; 2026-07-28/basic/patterns/progress.mdx",
+         bad='client: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,...}}',
+         good="progress only from the server, about the client's requests",
+         fix="Stop sending progress from a 2026-07-28 client; the server has no request of its own to report "
+         "on."),
     # logging
     Rule(RuleId.LOGGING_INVALID_MESSAGE, E,
          "A notifications/message whose level is not one of the eight RFC 5424 levels, or without data.",

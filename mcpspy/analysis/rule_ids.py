@@ -40,10 +40,14 @@ class RuleId(enum.StrEnum):
     JSONRPC_ID_TYPE = "jsonrpc.id-type"
     JSONRPC_RESULT_AND_ERROR = "jsonrpc.result-and-error"
     JSONRPC_ERROR_SHAPE = "jsonrpc.error-shape"
+    JSONRPC_PARAMS_NOT_OBJECT = "jsonrpc.params-not-object"
+    JSONRPC_RESULT_NOT_OBJECT = "jsonrpc.result-not-object"
+    JSONRPC_NOTIFICATION_WITH_ID = "jsonrpc.notification-with-id"
     # rules/pairing.py: ids, replies and cancels
     PAIRING_UNKNOWN_ID = "pairing.unknown-id"
     PAIRING_DUPLICATE_RESPONSE = "pairing.duplicate-response"
     PAIRING_DUPLICATE_ID = "pairing.duplicate-id"
+    PAIRING_ID_REUSED = "pairing.id-reused"
     PAIRING_REPLY_AFTER_CANCEL = "pairing.reply-after-cancel"
     PAIRING_OUT_OF_ORDER = "pairing.out-of-order"
     PAIRING_SLOW = "pairing.slow"
@@ -53,6 +57,7 @@ class RuleId(enum.StrEnum):
     # rules/modern.py: 2026-07-28's per-request _meta, results, directions and error codes
     META_MISSING = "meta.missing"
     META_NOT_REJECTED = "meta.not-rejected"
+    META_KEY_FORMAT = "meta.key-format"
     ERROR_UNSUPPORTED_VERSION_DATA = "error.unsupported-version-data"
     JSONRPC_DEPRECATED_ERROR_CODE = "jsonrpc.deprecated-error-code"
     VERSION_UNLISTED = "version.unlisted"
@@ -61,6 +66,7 @@ class RuleId(enum.StrEnum):
     DIRECTION_SERVER_REQUEST = "direction.server-request"
     DIRECTION_CLIENT_RESPONSE = "direction.client-response"
     PING_MODERN = "ping.modern"
+    PING_NON_EMPTY_RESULT = "ping.non-empty-result"
     # rules/legacy.py: the initialize handshake
     LEGACY_INITIALIZED_MISSING = "legacy.initialized-missing"
     LEGACY_EARLY_REQUEST = "legacy.early-request"
@@ -80,6 +86,9 @@ class RuleId(enum.StrEnum):
     PROGRESS_AFTER_COMPLETION = "progress.after-completion"
     PROGRESS_INVALID = "progress.invalid"
     PROGRESS_NOT_INCREASING = "progress.not-increasing"
+    PROGRESS_TOKEN_INVALID = "progress.token-invalid"
+    PROGRESS_TOKEN_DUPLICATE = "progress.token-duplicate"
+    PROGRESS_CLIENT_SENT = "progress.client-sent"
     LOGGING_INVALID_MESSAGE = "logging.invalid-message"
     # rules/shapes.py
     SCHEMA_RESULT_SHAPE = "schema.result-shape"

@@ -15,12 +15,14 @@ from tests.analysis.steps import (
     err,
     ev,
     initialize,
+    initialize_result,
     notify,
     req,
     res,
     s2c,
     wait,
 )
+from tests.analysis.steps import INITIALIZED as INITIALIZED_STEP
 
 SUB_ID = "io.modelcontextprotocol/subscriptionId"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -325,6 +327,78 @@ DIGEST_SCENARIOS: dict[str, list[Step]] = {
         c2s(with_meta(call(2), **{CAPS: None})),
         s2c(res(2, CALL_RESULT)),
     ],
+    # the envelope (digest rules 19, 22, 24)
+    "jsonrpc-params-not-object": [
+        initialize(),
+        initialize_result(),
+        INITIALIZED_STEP,
+        c2s({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ["deploy", {"env": "prod"}]}),
+        s2c(err(1, -32602, "Invalid params")),
+        c2s({"jsonrpc": "2.0", "method": "notifications/roots/list_changed", "params": None}),
+    ],
+    "jsonrpc-result-not-object": [c2s(call(1)), s2c({"jsonrpc": "2.0", "id": 1, "result": "deployed"})],
+    "jsonrpc-notification-with-id": [
+        c2s(call(1)),
+        s2c(res(1, CALL_RESULT)),
+        c2s(req(2, "notifications/cancelled", requestId=1)),
+        s2c(err(2, -32601, "Method not found")),
+    ],
+    # progress tokens (digest rules 72, 73, 78)
+    "progress-token-invalid": [
+        c2s(with_meta(call(1), progressToken={"n": 1})),
+        s2c(res(1, CALL_RESULT)),
+    ],
+    "progress-token-duplicate": [
+        c2s(with_meta(call(1), progressToken="p")),
+        c2s(with_meta(call(2), progressToken="p")),
+        s2c(res(1, CALL_RESULT)),
+        s2c(res(2, CALL_RESULT)),
+        c2s(with_meta(call(3), progressToken="p")),
+        s2c(res(3, CALL_RESULT)),
+    ],
+    "progress-client-sent": [
+        *discover_with({"tools": {}}),
+        c2s(notify("notifications/progress", progressToken=1, progress=1)),
+    ],
+    # ping (digest rule 80): legacy only, either direction
+    "ping-non-empty-result": [
+        initialize(),
+        initialize_result(),
+        INITIALIZED_STEP,
+        c2s({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        s2c(res(1, {"status": "ok"})),
+        s2c({"jsonrpc": "2.0", "id": "s1", "method": "ping"}),
+        c2s(res("s1", {"_meta": {"note": "empty otherwise"}})),
+    ],
+    # _meta key names (digest rule 56): 2025-06-18 and later; a legacy 2025-03-26 process is not held to it
+    "meta-key-format": [
+        *discover_with({"tools": {}}),
+        c2s(with_meta(call(2), **{"com.acme/trace-id": "t1", "-trace": "t2", "acme./flag": True})),
+        s2c(res(2, {**CALL_RESULT, "_meta": {"_private": 1, "com.acme/ok": 2}})),
+    ],
+    "meta-key-format-old-revision": [
+        initialize("2025-03-26"),
+        initialize_result("2025-03-26"),
+        INITIALIZED_STEP,
+        c2s({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"-x": 1}}}),
+        s2c(res(1, {"tools": []})),
+    ],
+    # ids spent (digest rule 30): legacy only; 2026-07-28 frees an answered id
+    "pairing-id-reused": [
+        initialize(),
+        initialize_result(),
+        INITIALIZED_STEP,
+        c2s(req(1, "tools/list", meta=False)),
+        s2c(res(1, {"tools": []})),
+        c2s(req(1, "tools/list", meta=False)),
+        s2c(res(1, {"tools": []})),
+    ],
+    "pairing-id-reused-modern": [
+        c2s(req(1, "tools/list")),
+        s2c(res(1, LIST)),
+        c2s(req(1, "tools/list")),
+        s2c(res(1, LIST)),
+    ],
 }
 
 DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
@@ -379,4 +453,15 @@ DIGEST_EXPECTED: dict[str, list[tuple[str, int]]] = {
     "result-type-unknown": [("result.type-unknown", 2)],
     "result-type-null": [("result.missing-result-type", 2), ("result.missing-result-type", 4)],
     "meta-null-client-capabilities": [("meta.missing", 3), ("meta.not-rejected", 4)],
+    "jsonrpc-params-not-object": [("jsonrpc.params-not-object", 4), ("jsonrpc.params-not-object", 6)],
+    "jsonrpc-result-not-object": [("jsonrpc.result-not-object", 2)],
+    "jsonrpc-notification-with-id": [("jsonrpc.notification-with-id", 3)],
+    "progress-token-invalid": [("progress.token-invalid", 1)],
+    "progress-token-duplicate": [("progress.token-duplicate", 2)],
+    "progress-client-sent": [("progress.client-sent", 3), ("progress.unknown-token", 3)],
+    "ping-non-empty-result": [("ping.non-empty-result", 5)],
+    "meta-key-format": [("meta.key-format", 3), ("meta.key-format", 4)],
+    "meta-key-format-old-revision": [],
+    "pairing-id-reused": [("pairing.id-reused", 6)],
+    "pairing-id-reused-modern": [],
 }

@@ -16,6 +16,7 @@ from mcpspy.analysis.message_fields import error_code_of
 from mcpspy.analysis.model import Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.schema import describe_value
 
 PARSE_ERRORS = frozenset({-32700, -32600})  # the errors that may answer a request whose id was unreadable
 # Hot (every line that parses): Enum members as module constants (speed policy: analysis/__init__.py).
@@ -46,10 +47,17 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
         if not isinstance(method, str):
             problems.append((RuleId.JSONRPC_INVALID, "method is not a string"))
             return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
+        if "params" in payload and type(payload["params"]) is not dict:
+            got = describe_value(payload["params"])
+            problems.append((RuleId.JSONRPC_PARAMS_NOT_OBJECT, f"params is {got}, not an object"))
         if not has_id:
             return Parsed(NOTIFICATION, payload, None, False, method, problems=problems)
         if type(msg_id) not in ID_TYPES:  # valid_id, inline: every request passes here
             _check_request_id(msg_id, problems)
+        if method.startswith("notifications/"):
+            problems.append(
+                (RuleId.JSONRPC_NOTIFICATION_WITH_ID, f"the notification {method} carries an id; none may")
+            )
         return Parsed(REQUEST, payload, msg_id, True, method, problems=problems)
     has_result, has_error = "result" in payload, "error" in payload
     if has_result or has_error:
@@ -72,6 +80,9 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
             problems.append((RuleId.JSONRPC_NULL_ID, "a result with a null or missing id answers nothing"))
         elif type(msg_id) not in ID_TYPES:  # valid_id, inline: every response passes here
             problems.append((RuleId.JSONRPC_ID_TYPE, _not_an_id(msg_id)))
+        if type(payload["result"]) is not dict:
+            got = describe_value(payload["result"])
+            problems.append((RuleId.JSONRPC_RESULT_NOT_OBJECT, f"the result is {got}, not an object"))
         return Parsed(RESPONSE, payload, msg_id, has_id, problems=problems)
     problems.append((RuleId.JSONRPC_INVALID, "an object with neither a method nor a result or error"))
     return Parsed(INVALID, payload, msg_id, has_id, problems=problems)

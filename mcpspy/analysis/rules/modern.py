@@ -7,6 +7,7 @@ a result is held to the revision its own request carried in _meta.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
@@ -38,6 +39,12 @@ UNSUPPORTED_VERSION = -32022
 METHOD_NOT_FOUND = -32601
 RETIRED_RESOURCE_NOT_FOUND = -32002  # in a 2026-07-28 exchange: error.retired-code (rules/deprecations.py)
 RESULT_TYPES = ("complete", "input_required")
+# [prefix/]name: dot-separated labels (a letter first, a letter or digit last, hyphens between), a slash,
+# then a name that begins and ends with a letter or digit (2025-06-18 basic/index.mdx, _meta).
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")
+KEY_FORMAT_SINCE = "2025-06-18"  # the first revision to define the key format
+GOOD_KEYS_KEPT = 4096  # keys seen well-formed, so each key's pattern runs once (bounded: any may be sent)
 
 
 class ModernRules:
@@ -51,6 +58,43 @@ class ModernRules:
         self._discover_refused: int | None = None
         self._served: int | None = None
         self._discover_flagged = False
+        self._good_keys: set[str] = set()
+
+    # --- any message
+
+    def meta_keys(self, message: Message) -> None:
+        """The keys of a message's _meta (params' or result's), in 2025-06-18 and later."""
+        payload = message.payload
+        if type(payload) is not dict:
+            return
+        holder = payload.get("params") if message.kind is not Kind.RESPONSE else payload.get("result")
+        meta = holder.get("_meta") if type(holder) is dict else None
+        if type(meta) is not dict or not meta:
+            return
+        era = self._era
+        if era.era is Era.UNKNOWN or (
+            era.era is Era.LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE
+        ):
+            return
+        good = self._good_keys
+        bad = []
+        for key in meta:
+            if key in good:
+                continue
+            if META_KEY.fullmatch(key):
+                if len(good) >= GOOD_KEYS_KEPT:
+                    good.clear()
+                good.add(key)
+            else:
+                bad.append(key)
+        if bad:
+            self._out.find(
+                RuleId.META_KEY_FORMAT,
+                message.seq,
+                message.stream,
+                f"_meta key{'s' if len(bad) > 1 else ''} {', '.join(shown(k) for k in bad[:3])}"
+                f"{f' (and {len(bad) - 3} more)' if len(bad) > 3 else ''} not of the form [prefix/]name",
+            )
 
     # --- what the client sends
 
@@ -78,6 +122,21 @@ class ModernRules:
                 self.meta_missing(message, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
+
+    def ping_result(self, reply: Message) -> None:
+        """A legacy ping's result is empty (``_meta`` aside); 2026-07-28 has no ping to answer."""
+        result = reply.payload.get("result") if isinstance(reply.payload, dict) else None
+        if self._era.era is Era.MODERN or not isinstance(result, dict):
+            return
+        extra = sorted(key for key in result if key != "_meta")
+        if extra:
+            self._out.find(
+                RuleId.PING_NON_EMPTY_RESULT,
+                reply.seq,
+                reply.stream,
+                f"ping was answered with {', '.join(shown(key) for key in extra[:5])} in its result; it must "
+                "be empty",
+            )
 
     def client_response(self, message: Message) -> None:
         if self._era.era is Era.MODERN:

@@ -125,8 +125,8 @@ class Pairing:
 
     # --- requests and responses
 
-    def request(self, message: Message) -> Exchange:
-        """Open the exchange of a request."""
+    def request(self, message: Message, forbid_reuse: bool = False) -> Exchange:
+        """Open the exchange of a request; ``forbid_reuse`` (legacy revisions): an answered id is spent."""
         stream, method, request_id = message.stream, message.method or "", message.id
         long_lived = method in LONG_LIVED
         exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
@@ -142,6 +142,16 @@ class Pairing:
                     f"id {shown(request_id)} is already in flight ({first.method}, seq {first.request_seq})",
                 )
             else:
+                earlier = space.closed.get(request_id) if forbid_reuse else None
+                if earlier is not None:
+                    self._out.find(
+                        RuleId.PAIRING_ID_REUSED,
+                        message.seq,
+                        stream,
+                        f"id {shown(request_id)} was used before in this session ({earlier.method}, seq "
+                        f"{earlier.request_seq}); before 2026-07-28 a requester never reuses an id",
+                        related_seq=earlier.request_seq,
+                    )
                 space.pending[request_id] = exchange
                 if not long_lived:
                     space.sent_order.append(exchange)

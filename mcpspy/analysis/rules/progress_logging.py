@@ -40,14 +40,35 @@ class Progress:
     def request(self, message: Message, exchange: Exchange) -> None:
         """Note the progressToken a request carries, if any."""
         params = params_of(message)
-        token: Any = meta_in(params).get("progressToken")
-        if token is not None and valid_id(token):
-            self._tokens[message.stream][token] = exchange
-            if "task" in params:
-                self._task_augmented.add(message.seq)
-            if self._recent is not None:
-                self._order.append((message.stream, token, exchange))
-                self._forget(2)
+        meta = meta_in(params)
+        if "progressToken" not in meta:
+            return
+        token: Any = meta["progressToken"]
+        if not valid_id(token):
+            self._out.find(
+                RuleId.PROGRESS_TOKEN_INVALID,
+                message.seq,
+                message.stream,
+                f"the request's progressToken is {describe_value(token)}; it must be a string or an integer",
+            )
+            return
+        tokens = self._tokens[message.stream]
+        earlier = tokens.get(token)
+        if earlier is not None and earlier is not exchange and self._is_pending(earlier):
+            self._out.find(
+                RuleId.PROGRESS_TOKEN_DUPLICATE,
+                message.seq,
+                message.stream,
+                f"progressToken {shown(token)} is also carried by {earlier.method} (id {shown(earlier.id)}), "
+                "still in flight",
+                related_seq=earlier.request_seq,
+            )
+        tokens[token] = exchange
+        if "task" in params:
+            self._task_augmented.add(message.seq)
+        if self._recent is not None:
+            self._order.append((message.stream, token, exchange))
+            self._forget(2)
 
     def _forget(self, steps: int) -> None:
         """Drop the oldest tokens past ``recent``, a few a request; pending ones go round again."""
