@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import orjson
+import pytest
 
 from mcpspy.demo.client import META, request, ticket
 
@@ -111,19 +114,37 @@ def test_server_stray_output_bugs() -> None:
     assert isinstance(replies[1], bytes) and replies[1].startswith(b'ready {"jsonrpc"')
 
 
-async def test_tui_demo_shows_the_live_messages_arrive(tmp_path: Path) -> None:
-    """What `mcpspy demo` does: the scripted client plays while the TUI follows the capture."""
+async def test_tui_demo_shows_the_live_messages_arrive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `mcpspy demo` does: the scripted client plays while the TUI follows the capture.
+
+    The client holds its fifth line until the app has shown a row (or 30 s), so a loaded
+    machine that starts the app slowly cannot let the whole script finish first.
+    """
+    from mcpspy.demo.client import Conversation
     from mcpspy.demo.command import start_demo
     from mcpspy.tui.app import InspectorApp
 
+    rows_shown = threading.Event()
+    sent = itertools.count()
+    send = Conversation.send
+
+    def held_send(self: Conversation, line: bytes) -> None:
+        if next(sent) == 4:
+            rows_shown.wait(30)
+        send(self, line)
+
+    monkeypatch.setattr(Conversation, "send", held_send)
     path = tmp_path / "demo.jsonl"
     client = start_demo(path)
     app = InspectorApp(path, live=True)
     async with app.run_test(size=(120, 32)) as pilot:
         seen_while_running = False
-        for _ in range(200):
+        for _ in range(400):
             if app.rows and client.is_alive():
                 seen_while_running = True
+                rows_shown.set()
             found = {f.id for m in app.rows for f in m.findings}
             if not client.is_alive() and "pairing.reply-after-cancel" in found:
                 break
