@@ -25,7 +25,7 @@ from mcpspy.config.places import (
 from mcpspy.config.safefile import ConfigChanged, LockTimeout, create_backup, locked, real_path, replace
 from mcpspy.config.self_path import running_mcpspy
 from mcpspy.config.wrap import ConfigError, codex_snippet, is_wrapped, unwrap_text, wrap_text
-from mcpspy.terminal import visible_line
+from mcpspy.terminal import visible, visible_line
 
 ATTEMPTS = 5  # reads of a config that keeps changing under us before giving up
 
@@ -80,8 +80,14 @@ def _diff(path: Path, old: str, new: str) -> str:
 
 
 def _error(message: str) -> int:
-    print(f"mcpspy: {message}", file=sys.stderr)
+    print(f"mcpspy: {visible_line(message)}", file=sys.stderr)
     return 2
+
+
+def _write_config_text(text: str) -> None:
+    """A diff or snippet of a config (a cloned project's may hold anything): exact into a pipe or file,
+    for patch or an editor; its controls made visible on a terminal."""
+    sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -91,7 +97,8 @@ def _list(args: argparse.Namespace) -> int:
     for place in found:
         for name, entry in place.entries.items():
             state = _state(entry, args.proxy_command)
-            print(f"{visible_line(name):<24} {state:<10} {place.config.client:<22} {place.config.path}")
+            path = visible_line(str(place.config.path))
+            print(f"{visible_line(name):<24} {state:<10} {place.config.client:<22} {path}")
             shown += 1
     codex = codex_path()
     if not args.config and args.scope is None and os.path.lexists(codex):
@@ -109,7 +116,8 @@ def _list(args: argparse.Namespace) -> int:
     _note(problems)
     if not shown and not problems:
         looked = [str(c.path) for c in candidates(scope=args.scope)] + [str(codex)]
-        print(f"no MCP server entries found (looked in: {', '.join(dict.fromkeys(looked))})", file=sys.stderr)
+        places = ", ".join(dict.fromkeys(looked))
+        print(visible_line(f"no MCP server entries found (looked in: {places})"), file=sys.stderr)
     return 0
 
 
@@ -127,10 +135,11 @@ def _codex(name: str, proxy: str) -> int:
     if not isinstance(entry, dict):
         return _error(f"no [mcp_servers.{name}] in {path}")
     if is_wrapped(entry, proxy):
-        print(f"{name} in {path} already runs through mcpspy", file=sys.stderr)
+        print(visible_line(f"{name} in {path} already runs through mcpspy"), file=sys.stderr)
         return 0
-    print(f"# mcpspy does not edit TOML; replace [mcp_servers.{name}] in {path} with:\n", file=sys.stderr)
-    sys.stdout.write(codex_snippet(name, entry, proxy))
+    said = visible_line(f"# mcpspy does not edit TOML; replace [mcp_servers.{name}] in {path} with:")
+    print(f"{said}\n", file=sys.stderr)
+    _write_config_text(codex_snippet(name, entry, proxy))
     return 0
 
 
@@ -177,7 +186,7 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
     real = real_path(target.path)
     if args.dry_run:
         text = snapshot(real).text
-        sys.stdout.write(_diff(target.path, text, _edited(text, target, args.name, proxy, wrapping, real)))
+        _write_config_text(_diff(target.path, text, _edited(text, target, args.name, proxy, wrapping, real)))
         return 0
     try:
         with locked(real):
@@ -188,13 +197,13 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
         raise ConfigError(f"cannot write {real}: {exc.strerror or exc}") from None
     verb = "wrapped" if wrapping else "unwrapped"
     where = f"{target.path}" + (f" (a symlink: edited {real})" if target.path.is_symlink() else "")
-    print(f"{verb} {args.name!r} in {where} ({target.client})")
+    print(visible_line(f"{verb} {args.name!r} in {where} ({target.client})"))
     if wrapping:
-        print(f"command: {proxy}")
+        print(visible_line(f"command: {proxy}"))
         kept = "" if made else " (kept from an earlier wrap)"
-        print(f"backup: {backup}{kept}; restart the client to pick up the change")
+        print(visible_line(f"backup: {backup}{kept}; restart the client to pick up the change"))
     elif backup is not None:
-        print(f"removed the backup {backup}: the file is as it was before wrap")
+        print(visible_line(f"removed the backup {backup}: the file is as it was before wrap"))
     return 0
 
 
@@ -264,7 +273,7 @@ def _guarded(args: argparse.Namespace, wrapping: bool) -> int:
     try:
         return _run(args, wrapping)
     except ConfigError as exc:
-        return _error(visible_line(str(exc)))
+        return _error(str(exc))
     except OSError as exc:
         return _error(f"{exc.filename or 'config'}: {exc.strerror or exc}")
 

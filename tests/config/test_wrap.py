@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -250,3 +251,52 @@ def test_already_wrapped_is_left_alone(dirs: tuple[Path, Path]) -> None:
     assert again.returncode == 2
     assert "already wrapped" in again.stderr
     assert path.read_text() == wrapped
+
+
+HOSTILE_MCP = (
+    '{\n  "mcpServers": {\n    // \x1b]0;pwned\x07\x1b[2J a cloned project\'s comment\n'
+    '    "helpdesk": {"command": "node", "args": ["\u202eevil.js"]}\n  }\n}\n'
+)
+
+
+def on_a_terminal(cwd: Path, home: Path, *args: str) -> bytes:
+    """Run mcpspy with its stdout on a pseudo-terminal; what it wrote there."""
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "mcpspy", *args],
+            cwd=cwd,
+            env=environment(home),
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            timeout=30,
+        )
+        os.close(follower)
+        follower = -1
+        assert done.returncode == 0, done.stderr
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+
+
+def test_a_hostile_config_reaches_a_terminal_made_visible_and_a_pipe_exact(dirs: tuple[Path, Path]) -> None:
+    """A project's config comes with the repository: its comments and strings are anybody's."""
+    project, home = dirs
+    (project / ".mcp.json").write_text(HOSTILE_MCP)
+    shown = on_a_terminal(project, home, "wrap", "helpdesk", "--dry-run").decode()
+    assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
+    assert "\\x1b]0;pwned" in shown and "\\u202e" in shown
+    piped = mcpspy(project, home, "wrap", "helpdesk", "--dry-run")
+    assert "// \x1b]0;pwned\x07\x1b[2J" in piped.stdout and '"\u202eevil.js"' in piped.stdout
+    assert (project / ".mcp.json").read_text() == HOSTILE_MCP
