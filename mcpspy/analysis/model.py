@@ -61,6 +61,9 @@ class ExchangeState(enum.Enum):
     # The reply was written, but its line reached the requester unparseable (text glued before it):
     # the requester still waits, so it counts as pending until a cancel or the session's end.
     LOST = "lost"
+    # Pending when records went missing (a capture gap, a --log that fell behind): its reply may be
+    # among them, so it is neither owed one nor counted as never answered.
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True, slots=True)

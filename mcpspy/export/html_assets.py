@@ -41,6 +41,7 @@ details.row > summary b { font: 600 12.5px/1.4 ui-monospace, SFMono-Regular, Men
                           margin-right: 8px; }
 .flags { font-size: 12px; color: var(--err); margin-left: 6px; }
 .state-error, .state-unanswered, .state-cancelled, .state-lost { color: var(--err); }
+.state-unknown { color: var(--muted); }
 .state-out-of-order, .state-pending { color: var(--warn); }
 .stray { background: rgba(255,196,0,.35); outline: 1px dashed var(--warn); }
 .label { color: var(--muted); font-size: 12px; margin-top: 6px; }

@@ -26,7 +26,8 @@
     }
 
 ``state`` is one of answered, error, pending, cancelled, out-of-order,
-unanswered, lost (a reply whose line reached the client unparseable).
+unanswered, lost (a reply whose line reached the client unparseable), unknown
+(pending when records went missing: its reply may have been among them).
 Findings are worst first; exchanges are in send order. Fields may be added
 within version 1; none is removed or changes meaning.
 """

@@ -64,6 +64,27 @@ def test_a_request_pending_at_the_gap_still_pairs_with_its_reply_after_it() -> N
     by_id = {e.id: e for e in replay.analyzer.exchanges}
     assert by_id[1].reply_seq == 7 and by_id[1].state.value == "answered"
     assert by_id[2].reply_seq is None  # its reply may have been in the gap: owed nothing, flagged nothing
+    assert by_id[2].state.value == "unknown" and by_id[4].state.value == "unanswered"
+
+
+def test_a_request_pending_at_the_gap_is_neither_pending_nor_never_answered_in_the_views() -> None:
+    from mcpspy.filters import parse_filter
+    from mcpspy.report.summary import NEVER_ANSWERED
+
+    replay = Replay()
+    for record in session(gap=True)[:3]:  # requests 1 and 2, then the gap
+        replay.feed(record)
+    analyzer = replay.analyzer
+    assert analyzer.pending == []
+    waiting = parse_filter("is:pending")
+    assert [m.seq for m in analyzer.messages if waiting(m)] == []
+    assert all(e.state not in NEVER_ANSWERED for e in analyzer.exchanges)
+
+
+def test_a_cancel_after_the_gap_of_a_request_pending_at_it_is_no_unknown_request() -> None:
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+    records = [*session(gap=True)[:3], line(6, Stream.C2S, cancel)]
+    assert found(records, retain=True) == [("capture.gap", 5)]
 
 
 def test_a_log_that_skipped_records_does_not_blame_the_server_for_them() -> None:

@@ -30,7 +30,7 @@ IdKey = str | int  # a valid id (see the module docstring)
 C2S, S2C = Stream.C2S, Stream.S2C
 ERROR_RESPONSE = Kind.ERROR_RESPONSE
 ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
-LOST = ExchangeState.LOST
+LOST, UNKNOWN = ExchangeState.LOST, ExchangeState.UNKNOWN
 
 
 @dataclass(slots=True)
@@ -118,6 +118,9 @@ class Pairing:
         """
         self._gap = True
         for space in (self._client, self._server):
+            for exchange in space.pending.values():
+                exchange.state = UNKNOWN
+                self._out.updated(exchange)
             space.unsure.update(space.pending)
             space.pending.clear()
             space.sent_order.clear()
@@ -245,7 +248,11 @@ class Pairing:
         # The requester cancels its own request: a cancel on c2s names a c2s request.
         key = request_id if valid_id(request_id) else None
         space = self._sent_on(message.stream)
-        exchange = None if key is None else space.pending.pop(key, None) or space.lost.pop(key, None)
+        exchange = (
+            None
+            if key is None
+            else space.pending.pop(key, None) or space.lost.pop(key, None) or space.unsure.pop(key, None)
+        )
         if key is None or exchange is None:
             if key is None or key not in space.closed:
                 self._out.find(

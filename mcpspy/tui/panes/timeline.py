@@ -26,6 +26,7 @@ STATE_STYLE = {
     ExchangeState.CANCELLED: "magenta",
     ExchangeState.UNANSWERED: "red",
     ExchangeState.LOST: "dark_orange",  # replied, but unparseable to the client: still awaited
+    ExchangeState.UNKNOWN: "grey50",  # pending when records went missing (a capture gap)
 }
 
 
@@ -36,17 +37,26 @@ STATE_WORDS = (
     (ExchangeState.CANCELLED, "cancelled"),
     (ExchangeState.UNANSWERED, "unanswered"),
     (ExchangeState.LOST, "lost"),
+    (ExchangeState.UNKNOWN, "unknown"),
 )
 
 
-def timeline_legend() -> Text:
-    """What each bar colour and the out-of-order mark mean, on one line."""
-    legend = Text()
-    for state, word in STATE_WORDS:
-        legend.append("█", style=STATE_STYLE[state])
-        legend.append(f" {word}  ")
-    legend.append("⇅", style="bold yellow")
-    legend.append(" overtook")
+def timeline_legend(width: int | None = None) -> Text:
+    """What each bar colour and the out-of-order mark mean; broken between entries to fit ``width``."""
+    entries = [(("█", STATE_STYLE[state]), (f" {word}", "")) for state, word in STATE_WORDS]
+    entries.append((("⇅", "bold yellow"), (" overtook", "")))
+    legend, used = Text(), 0
+    for mark, word in entries:
+        size = len(mark[0]) + len(word[0])
+        if used and width is not None and used + 2 + size > width:
+            legend.append("\n")
+            used = 0
+        elif used:
+            legend.append("  ")
+            used += 2
+        legend.append(*mark)
+        legend.append(*word)
+        used += size
     return legend
 
 
@@ -100,5 +110,6 @@ class TimelinePane(Vertical):
         self._draw()
 
     def _draw(self) -> None:
+        self.query_one("#timeline-legend", Static).update(timeline_legend(self.size.width))
         width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
         self.query_one("#timeline-bars", Static).update(render_timeline(self._exchanges, self._now, width))
