@@ -37,7 +37,7 @@ FAULTS = {
     "stuck-at-long-line": "on a line longer than 64 KiB, stops reading stdin and hangs",
     "dies-on-odd-id": "crashes on a request whose id is not a string or integer",
     "drops-pipelined": "handles at most four lines of each chunk it reads, and drops the rest",
-    "mispairs": "answers the requests of one chunk with each other's ids (paired by position)",
+    "mispairs": "answers the requests of a pipelined chunk (three or more) with each other's ids",
     "no-exit-on-eof": "keeps running after stdin closes",
     "bye-on-eof": "prints 'bye' on stdout when stdin closes",
     "ping-modern": "answers a 2026-07-28 ping with a result",
@@ -50,6 +50,7 @@ FAULTS = {
     "pings-client": "(legal) pings the client after notifications/initialized, in the legacy era",
 }
 VERSION = "2026-07-28"
+MISPAIRED_AT = 3  # replies held from one read before mispairs swaps their ids
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 TOOL = {
     "name": "add",
@@ -248,7 +249,8 @@ class Server:
         for raw in lines:
             self.line(raw)
         self.batching = False
-        ids = [m["id"] for m in reversed(self.held)]
+        # Two requests may share a read by chance on a loaded machine; a pipeline is what is mispaired.
+        ids = [m["id"] for m in (reversed(self.held) if len(self.held) >= MISPAIRED_AT else self.held)]
         for message, request_id in zip(self.held, ids, strict=True):
             self.send(message | {"id": request_id})
         self.held = []
