@@ -45,6 +45,7 @@ _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?")
 KEY_FORMAT_SINCE = "2025-06-18"  # the first revision to define the key format
 GOOD_KEYS_KEPT = 4096  # keys seen well-formed, so each key's pattern runs once (bounded: any may be sent)
+GOOD_KEY_LENGTH = 256  # longer keys are checked each time, never kept
 
 
 class ModernRules:
@@ -84,7 +85,8 @@ class ModernRules:
             if META_KEY.fullmatch(key):
                 if len(good) >= GOOD_KEYS_KEPT:
                     good.clear()
-                good.add(key)
+                if len(key) <= GOOD_KEY_LENGTH:
+                    good.add(key)
             else:
                 bad.append(key)
         if bad:

@@ -43,19 +43,19 @@ STATE_WORDS = (
 
 def timeline_legend(width: int | None = None) -> Text:
     """What each bar colour and the out-of-order mark mean; broken between entries to fit ``width``."""
-    entries = [(("█", STATE_STYLE[state]), (f" {word}", "")) for state, word in STATE_WORDS]
-    entries.append((("⇅", "bold yellow"), (" overtook", "")))
+    entries = [("█", STATE_STYLE[state], word) for state, word in STATE_WORDS]
+    entries.append(("⇅", "bold yellow", "overtook"))
     legend, used = Text(), 0
-    for mark, word in entries:
-        size = len(mark[0]) + len(word[0])
+    for mark, style, word in entries:
+        size = len(mark) + 1 + len(word)
         if used and width is not None and used + 2 + size > width:
             legend.append("\n")
             used = 0
         elif used:
             legend.append("  ")
             used += 2
-        legend.append(*mark)
-        legend.append(*word)
+        legend.append(mark, style=style)
+        legend.append(f" {word}")
         used += size
     return legend
 
