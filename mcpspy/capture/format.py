@@ -201,6 +201,9 @@ def encode_batch(
     held in memory already, as its pieces); one that does not is never copied.
     The end of a streamed line goes through ``streamed`` (``StreamedRedaction``).
     """
+    if batch.encoded is not None:
+        yield batch.encoded
+        return
     first = batch.lines[0]
     if not isinstance(first, LongLine):
         yield encode_lines(batch, redactor)

@@ -110,6 +110,9 @@ class LineBatch:
     stream: Stream
     lines: Sequence[LineData]  # only the first can be a LongLine (the line held over)
     terminated: bool = True  # False only for a stream's unterminated last line
+    # Its capture bytes, encoded by the thread that handed it in (proxy/recording.py), so the writer
+    # thread only writes them; None until then. Not part of what the batch is.
+    encoded: bytes | None = field(default=None, compare=False, repr=False)
 
     def records(self) -> list[LineRecord]:
         seq, t, stream, terminated = self.first_seq, self.t, self.stream, self.terminated

@@ -75,7 +75,7 @@ class CaptureWriter:
         if len(recorded) == 1 and type(item := recorded[0]) is LineBatch and type(item.lines[0]) is bytes:
             try:
                 # the common case: the short lines of one chunk
-                self._write_all(encode_lines(item, self._redactor))
+                self._write_all(item.encoded or encode_lines(item, self._redactor))
             except OSError as exc:
                 self._fail(exc)
             return
@@ -92,6 +92,19 @@ class CaptureWriter:
                 self._writev(parts)
         except OSError as exc:
             self._fail(exc)
+
+    def encode_ahead(self, recorded: Sequence[Recorded]) -> None:
+        """Encode the batches of short lines now, on the caller's thread; the writer then only writes.
+
+        The proxy's pumps call it after their forward: a writer thread that encodes holds the GIL
+        while a later round trip waits for it (BENCHMARKS.md, the capture writer's p99).
+        """
+        if self._fd < 0:
+            return
+        redactor = self._redactor
+        for item in recorded:
+            if type(item) is LineBatch and type(item.lines[0]) is bytes:
+                item.encoded = encode_lines(item, redactor)
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -7,7 +7,7 @@ moment the chunk is read, before it is forwarded: with the pumps running
 concurrently, a fast server's reply could otherwise be numbered before the
 request that caused it. The recording comes after the forward, and after the
 peer the forward woke has had the CPU, so the capture's work stays off the
-forwarding path; and it only hands the chunk to memory (``recording.py``):
+forwarding path; and it only hands the chunk to memory, encoded (``recording.py``):
 the disk, ``--log`` and exports are the writer thread's, which never holds a
 pump up (what it cannot keep up with is dropped and told as a capture-gap).
 Blocking ``read``/``write`` on a thread of its own: the kernel wakes a

@@ -7,16 +7,23 @@ touches memory, under one lock:
 
 1. the ``Recorder`` takes it and releases what is now due: records in ticket
    order, held back only while an earlier ticket is out;
-2. the buffer (``capture.admission``, bounded by bytes) lets the released
+2. the short lines released are encoded to capture bytes there and then
+   (CPU only, after the pump's forward, while its peer works);
+3. the buffer (``capture.admission``, bounded by bytes) lets the released
    records in, or drops and counts them when the writer is that far behind;
-3. the writer thread is woken if it sleeps.
+4. the writer thread is woken if it sleeps.
 
 So a pump never waits on the disk, on ``--log``'s stderr, or on an export:
-only on its own peer. The writer thread takes everything queued at once,
-writes it, hands it to the observers (``--log``, the live export: each
-queues and drops on its own, never blocking it), and, once the buffer has
-drained to half after a drop, records the ``capture-gap`` owed and says once
-on stderr that records were dropped.
+only on its own peer. The writer thread, once woken, lets ``COALESCE`` pass,
+takes everything queued at once, writes it, hands it to the observers
+(``--log``, the live export: each queues and drops on its own, never blocking
+it), and, once the buffer has drained to half after a drop, records the
+``capture-gap`` owed and says once on stderr that records were dropped. Why
+the encoding is the pumps' and a batch spans 50 ms: the writer thread's turns
+with the GIL are what a round trip waits for; encoding, it held it about
+0.14 ms a batch, and woken each millisecond it landed in one round trip in
+five (p99 +60-115 us); now its turn is one ``writev`` in fewer than one round
+trip in a hundred (BENCHMARKS.md, issue 15).
 
 At the end, ``finish`` releases what is held (a stream's unterminated last
 line), the gap owed, then the end record, so the end records come after every
@@ -46,7 +53,11 @@ FINISH_DEADLINE = 20.0
 #: ...and how long it may make none (a disk that hangs) before it is given up on.
 FINISH_STALL = 5.0
 FINISH_POLL = 0.005
-COALESCE = 0.001  # how long the writer, woken from idle, lets the traffic go first
+#: How long the writer, woken from idle, lets the traffic go first: a batch a 50 ms, so that its
+#: wake-up lands in fewer than 1 in 100 round trips (p99 as before the writer thread; BENCHMARKS.md).
+#: ``finish`` cuts it short.
+COALESCE = 0.05
+WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 32 MiB)
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
 
 Observer = Callable[[Sequence[Recorded]], None]
@@ -124,8 +135,10 @@ class Recording:
             return
         cost = recorder.released - self._released + RECORD_COST * len(due)
         self._released = recorder.released
-        self._buffer.admit(due, cost)
-        if self._idle:
+        self.capture.encode_ahead(due)
+        buffer = self._buffer
+        buffer.admit(due, cost)
+        if self._idle or buffer.queued > WAKE_EARLY:  # a heavy stream does not wait out the coalescing
             self._wake.notify()
 
     def finish(self, code: int | None = None) -> None:
@@ -195,12 +208,11 @@ class Recording:
                 self._idle = woken = True
                 self._wake.wait()
                 self._idle = False
-            closing = self._closing
-        if woken and not closing:
-            # Woken from idle by a hand-in: let the exchange it began finish first. A reply
-            # comes within ~0.3 ms, and its pump would otherwise wait for this thread's GIL
-            # (added p50 on the reference machine: see BENCHMARKS.md, issue 15).
-            time.sleep(COALESCE)
+            if woken and not self._closing:
+                # Woken from idle by a hand-in: let the traffic go first and gather (hand-ins do not
+                # wake a writer that is not idle; finish does). A round trip whose pump waits for
+                # this thread's GIL is what the p99 is made of (BENCHMARKS.md, issue 15).
+                self._wake.wait(COALESCE)
         with self._lock:
             if not self._buffer.queue:
                 return not self._closing  # closing, and everything is written
