@@ -82,7 +82,8 @@ class Admission:
         self.calm = True  # nothing dropped, owed or lost: the fast path may admit
 
     def admit(self, due: list[Recorded], cost: int) -> None:
-        """Let in what the recorder released; ``cost`` is its bytes as the recorder counted them."""
+        """Let in what the recorder released; ``cost``: its bytes as the recorder counted them, plus
+        ``RECORD_COST`` a record and the capture bytes already encoded for it (``LineBatch.encoded``)."""
         if self.calm and self.queued + self.in_write + cost <= self.limit:
             self.queue += due
             self.queued += cost
@@ -153,8 +154,9 @@ class Admission:
                 return
             item = LineBatch(item.first_seq + 1, item.t, item.stream, item.lines[1:], item.terminated)
         size = size_of(item)
-        if self._room(size):
-            self._queue(item, size)
+        held = size + (len(item.encoded) if item.encoded is not None else 0)  # its capture bytes too
+        if self._room(held):
+            self._queue(item, held)
         else:
             self._drop(item, size)
 

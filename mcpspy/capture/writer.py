@@ -93,18 +93,21 @@ class CaptureWriter:
         except OSError as exc:
             self._fail(exc)
 
-    def encode_ahead(self, recorded: Sequence[Recorded]) -> None:
+    def encode_ahead(self, recorded: Sequence[Recorded]) -> int:
         """Encode the batches of short lines now, on the caller's thread; the writer then only writes.
 
         The proxy's pumps call it after their forward: a writer thread that encodes holds the GIL
-        while a later round trip waits for it (BENCHMARKS.md, the capture writer's p99).
+        while a later round trip waits for it (BENCHMARKS.md, the capture writer's p99). Returns
+        the bytes encoded, which the buffer holds besides the lines (``capture.admission``).
         """
         if self._fd < 0:
-            return
-        redactor = self._redactor
+            return 0
+        redactor, encoded = self._redactor, 0
         for item in recorded:
             if type(item) is LineBatch and type(item.lines[0]) is bytes:
-                item.encoded = encode_lines(item, redactor)
+                item.encoded = data = encode_lines(item, redactor)
+                encoded += len(data)
+        return encoded
 
     def close(self) -> None:
         if self._fd >= 0:

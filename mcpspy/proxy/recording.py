@@ -133,9 +133,9 @@ class Recording:
         due = recorder.take_due()
         if not due:
             return
-        cost = recorder.released - self._released + RECORD_COST * len(due)
+        encoded = self.capture.encode_ahead(due)
+        cost = recorder.released - self._released + RECORD_COST * len(due) + encoded
         self._released = recorder.released
-        self.capture.encode_ahead(due)
         buffer = self._buffer
         buffer.admit(due, cost)
         if self._idle or buffer.queued > WAKE_EARLY:  # a heavy stream does not wait out the coalescing

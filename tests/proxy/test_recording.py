@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.capture.admission import LIMIT
+from mcpspy.capture.format import encode_line
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import (
     Event,
@@ -97,7 +98,8 @@ def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def test_a_chunk_is_written_without_waiting_for_another_hand_in(tmp_path: Path) -> None:
-    """What a follower sees: the writer thread writes what is due, with no batching delay."""
+    """What a follower sees: the writer thread writes what is due within its coalescing, with no other
+    hand-in needed."""
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     ticket, t = recording.stamp()
@@ -176,6 +178,28 @@ def test_a_stuck_writer_never_holds_a_hand_in_and_a_full_buffer_drops_into_one_g
     assert not seqs & lost and len(lost) == gap["lines"]
     assert lines[-1] == b"after" and kept == sorted(kept)  # what was kept, in order
     assert isinstance(records[-1], LifecycleRecord) and records[-1].event is Event.PROXY_STOPPED
+
+
+def test_the_buffer_counts_the_capture_bytes_it_holds_encoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pump encodes what it hands in; a NUL is stored as six bytes, so the bound is on those too."""
+    path = tmp_path / "c.jsonl"
+    limit = 4096
+    recording = open_recording(path, limit=limit)
+    started, release = hold_first_write(recording, monkeypatch)
+    hand_in(recording, Stream.S2C, b"first\n")
+    assert started.wait(10)
+    line = b"\x00" * 99 + b"\n"
+    for _ in range(40):
+        hand_in(recording, Stream.S2C, line)
+    release.set()
+    recording.finish(0)
+    kept = [data for data in capture_lines(path) if data != b"first"]
+    (gap,) = gaps(path)
+    assert kept and len(kept) + int(gap["lines"]) == 40
+    stored = len(encode_line(2, 0.0, Stream.S2C, line[:-1]))  # about 640 bytes for 99 on the wire
+    assert len(kept) * (stored + len(line)) <= limit
 
 
 def test_finish_flushes_partial_lines_and_tickets_never_handed_in(tmp_path: Path) -> None:
