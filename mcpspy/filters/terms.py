@@ -16,6 +16,7 @@ from typing import ClassVar, Protocol
 from mcpspy.analysis.model import ExchangeState, Kind, Message, Severity
 
 WAITING = (ExchangeState.PENDING, ExchangeState.LOST)  # a lost reply leaves its sender waiting
+FAILED = (ExchangeState.ERROR,)  # is:error: the request and its error response
 
 
 class FilterError(ValueError):
@@ -96,19 +97,23 @@ class KindIs:
 @dataclass(frozen=True, slots=True)
 class Is:
     key: ClassVar[str] = "is"
-    help: ClassVar[str] = "is:pending (no reply yet, or one lost), is:flagged (has a finding)"
+    help: ClassVar[str] = (
+        "is:pending (no reply yet, or one lost), is:error (answered with an error), "
+        "is:flagged (has a finding)"
+    )
     value: str
 
     @classmethod
     def parse(cls, value: str) -> Is:
-        if value not in ("flagged", "pending"):
-            raise FilterError(f"is:{value}: expected one of flagged, pending")
+        if value not in ("flagged", "pending", "error"):
+            raise FilterError(f"is:{value}: expected one of error, flagged, pending")
         return cls(value)
 
     def __call__(self, m: Message) -> bool:
         if self.value == "flagged":
             return bool(m.findings)
-        return m.exchange is not None and m.exchange.state in WAITING
+        states = WAITING if self.value == "pending" else FAILED
+        return m.exchange is not None and m.exchange.state in states
 
 
 @dataclass(frozen=True, slots=True)

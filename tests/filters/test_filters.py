@@ -42,6 +42,20 @@ def test_fields() -> None:
     assert seqs("latency:<0.5s") == []
 
 
+def test_is_error_picks_a_request_and_its_error_response() -> None:
+    a = Analyzer()
+    lines = [
+        (Stream.C2S, b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}'),
+        (Stream.S2C, b'{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"no such tool"}}'),
+        (Stream.C2S, b'{"jsonrpc":"2.0","id":4,"method":"tools/list"}'),
+        (Stream.S2C, b'{"jsonrpc":"2.0","id":4,"result":{"tools":[]}}'),
+    ]
+    for seq, (stream, data) in enumerate(lines, 1):
+        a.feed(LineRecord(seq, seq * 0.1, stream, data))
+    failed = parse_filter("is:error")
+    assert [m.seq for m in a.messages if failed(m)] == [1, 2]
+
+
 def test_and_negation_and_free_text() -> None:
     assert seqs("dir:s2c -kind:notification method:tools/*") == [3]
     assert seqs("widget") == [5]
