@@ -266,7 +266,7 @@ class Analyzer:
             self._progress.notification(message)
             self._requests.progress(message)
             if message.stream is C2S:
-                self._digest.client_progress(message)
+                self._digest.client_notification(message)
         elif message.stream is C2S:
             self._digest.client_notification(message)
             self._era.client_notification(message)

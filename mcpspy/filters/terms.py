@@ -16,7 +16,8 @@ from typing import ClassVar, Protocol
 from mcpspy.analysis.model import ExchangeState, Kind, Message, Severity
 
 WAITING = (ExchangeState.PENDING, ExchangeState.LOST)  # a lost reply leaves its sender waiting
-FAILED = (ExchangeState.ERROR,)  # is:error: the request and its error response
+#: is:VALUE read from the exchange's state (is:flagged reads findings); is:error: a request, its error reply
+IS_STATES = {"pending": WAITING, "error": (ExchangeState.ERROR,)}
 
 
 class FilterError(ValueError):
@@ -105,15 +106,14 @@ class Is:
 
     @classmethod
     def parse(cls, value: str) -> Is:
-        if value not in ("flagged", "pending", "error"):
-            raise FilterError(f"is:{value}: expected one of error, flagged, pending")
+        if value != "flagged" and value not in IS_STATES:
+            raise FilterError(f"is:{value}: expected one of {', '.join(sorted({'flagged', *IS_STATES}))}")
         return cls(value)
 
     def __call__(self, m: Message) -> bool:
         if self.value == "flagged":
             return bool(m.findings)
-        states = WAITING if self.value == "pending" else FAILED
-        return m.exchange is not None and m.exchange.state in states
+        return m.exchange is not None and m.exchange.state in IS_STATES[self.value]
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,15 +131,13 @@ class Deprecations:
                 f"the client sent {message.method}, a server notification; a 2026-07-28 client sends "
                 "only notifications/cancelled",
             )
-
-    def client_progress(self, message: Message) -> None:
-        """A client's notifications/progress in a 2026-07-28 process: only the server reports progress."""
-        self._out.find(
-            RuleId.PROGRESS_CLIENT_SENT,
-            message.seq,
-            message.stream,
-            "the client sent notifications/progress; in 2026-07-28 only the server reports progress",
-        )
+        elif message.method == "notifications/progress":
+            self._out.find(
+                RuleId.PROGRESS_CLIENT_SENT,
+                message.seq,
+                message.stream,
+                "the client sent notifications/progress; in 2026-07-28 only the server reports progress",
+            )
 
     def server_notification(self, message: Message) -> None:
         """A server notification of a 2026-07-28 process."""

@@ -56,10 +56,6 @@ class DigestRules:
         if self._era.era is MODERN and not self._era.handshake_open:
             self.deprecations.client_notification(message)
 
-    def client_progress(self, message: Message) -> None:
-        if self._era.era is MODERN and not self._era.handshake_open:
-            self.deprecations.client_progress(message)
-
     def server_notification(self, message: Message) -> None:
         if self._era.era is MODERN:
             self.subscriptions.notification(message)

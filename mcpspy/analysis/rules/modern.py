@@ -65,18 +65,16 @@ class ModernRules:
 
     def meta_keys(self, message: Message) -> None:
         """The keys of a message's _meta (params' or result's), in 2025-06-18 and later."""
-        payload = message.payload
-        if type(payload) is not dict:
-            return
-        holder = payload.get("params") if message.kind is not Kind.RESPONSE else payload.get("result")
-        meta = holder.get("_meta") if type(holder) is dict else None
-        if type(meta) is not dict or not meta:
-            return
         era = self._era
         if era.era is Era.UNKNOWN or (
             era.era is Era.LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE
         ):
             return
+        if message.kind is Kind.RESPONSE:
+            result = result_of(message)
+            meta = meta_in(result) if isinstance(result, dict) else {}
+        else:
+            meta = meta_in(params_of(message))
         good = self._good_keys
         bad = []
         for key in meta:
@@ -127,7 +125,7 @@ class ModernRules:
 
     def ping_result(self, reply: Message) -> None:
         """A legacy ping's result is empty (``_meta`` aside); 2026-07-28 has no ping to answer."""
-        result = reply.payload.get("result") if isinstance(reply.payload, dict) else None
+        result = result_of(reply)
         if self._era.era is Era.MODERN or not isinstance(result, dict):
             return
         extra = sorted(key for key in result if key != "_meta")

@@ -107,9 +107,9 @@ class TimelinePane(Vertical):
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#timeline-legend", Static).update(timeline_legend(event.size.width))
         self._draw()
 
     def _draw(self) -> None:
-        self.query_one("#timeline-legend", Static).update(timeline_legend(self.size.width))
         width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
         self.query_one("#timeline-bars", Static).update(render_timeline(self._exchanges, self._now, width))
