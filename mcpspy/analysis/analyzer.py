@@ -290,7 +290,7 @@ class Analyzer:
                 for held in self._era.initialize_answered(message, request):
                     self._modern.meta_missing(held)
             elif is_result:
-                self._modern.result(exchange, message)
+                self._modern.result(exchange, message, request)
             else:
                 self._modern.error(exchange, message, request)
             if not is_result:

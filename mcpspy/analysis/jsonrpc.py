@@ -64,11 +64,25 @@ def json_text(value: Any) -> str:
     return text if len(text) <= SHOWN else text[:SHOWN] + "…"
 
 
+def integer_value(value: Any) -> int | None:
+    """A JSON number whose value is an integer, else None: 2, 2.0 and 2e0 alike (JSON Schema's integer).
+
+    A bool is no number; values come from orjson, so exact types suffice.
+    """
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[no-any-return]
+    if kind is float and value.is_integer():
+        return int(value)
+    return None
+
+
 def valid_id(value: Any) -> bool:
-    """A string or an integer (not a bool); values come from orjson, so exact types suffice."""
-    return type(value) in ID_TYPES
+    """A string or an integer by value (``2.0`` and ``1e3`` are integers); not a bool."""
+    kind = type(value)
+    return kind in ID_TYPES or (kind is float and value.is_integer())
 
 
 def valid_error_code(code: Any) -> bool:
-    """An integer, and not a bool."""
-    return isinstance(code, int) and not isinstance(code, bool)
+    """An integer by value, and not a bool."""
+    return integer_value(code) is not None

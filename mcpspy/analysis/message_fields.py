@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpspy.analysis.jsonrpc import integer_value
 from mcpspy.analysis.model import Message
+from mcpspy.analysis.schema import REVISIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 NO_FIELDS: dict[str, Any] = {}  # what an absent object reads as; never written to
+HANDSHAKE_REVISIONS = frozenset(REVISIONS[:4])  # the revisions of the initialize handshake, before 2026-07-28
 
 
 def params_of(message: Message) -> dict[str, Any]:
@@ -28,11 +31,27 @@ def meta_in(params: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else NO_FIELDS
 
 
+def declared_version(request: Message) -> str | None:
+    """The revision a request's _meta declares (any string), or None."""
+    version = meta_in(params_of(request)).get(META_VERSION)
+    return version if isinstance(version, str) else None
+
+
+def declares_handshake_revision(request: Message) -> bool:
+    """The request's _meta declares a revision before 2026-07-28: it owes none of that revision's rules."""
+    return declared_version(request) in HANDSHAKE_REVISIONS
+
+
 def request_version(request: Message) -> str | None:
-    """The 2026-07-28 revision a request carries in its _meta, with clientCapabilities beside it."""
+    """The 2026-07-28 (or later) revision a request carries in its _meta, with clientCapabilities beside it.
+
+    A request declaring an earlier revision (2025-11-25) is held to that one: None.
+    """
     meta = meta_in(params_of(request))
     version = meta.get(META_VERSION)
-    return version if isinstance(version, str) and META_CAPABILITIES in meta else None
+    if not isinstance(version, str) or META_CAPABILITIES not in meta or version in HANDSHAKE_REVISIONS:
+        return None
+    return version
 
 
 def result_of(response: Message) -> Any:
@@ -49,6 +68,5 @@ def error_of(response: Message) -> dict[str, Any]:
 
 
 def error_code_of(response: Message) -> int | None:
-    """The error code of an error response when it is an integer (a bool is not), else None."""
-    code = error_of(response).get("code")
-    return code if type(code) is int else None  # exact: orjson gives int, and a bool is no code
+    """The error code of an error response when it is an integer by value (-32601.0 too), else None."""
+    return integer_value(error_of(response).get("code"))

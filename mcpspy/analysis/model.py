@@ -79,17 +79,67 @@ class Rule:
     fix: str = ""  # one sentence: what to change so the rule holds
 
 
+class Repeats:
+    """The lines a once-per-session finding stands for (a rule that fires on every line): a tally.
+
+    Mutable inside a frozen Finding: the analysis counts on as lines come; each
+    line's Message carries the same Finding, so every line stays reachable from it.
+    """
+
+    __slots__ = ("count", "last_seq", "seqs")
+
+    def __init__(self, seq: int, keep_seqs: bool) -> None:
+        self.count = 1
+        self.last_seq = seq
+        self.seqs: list[int] | None = [seq] if keep_seqs else None  # every line's seq (not in lean mode)
+
+    def add(self, seq: int) -> None:
+        self.count += 1
+        self.last_seq = seq
+        if self.seqs is not None:
+            self.seqs.append(seq)
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     rule: Rule
-    seq: int  # the record it is about
+    seq: int  # the record it is about (the first line, for a once-per-session finding)
     stream: Stream | None
-    message: str  # the sentence for this occurrence, with its specifics
+    sentence: str  # the sentence for this occurrence, with its specifics
     related_seq: int | None = None  # e.g. the request a stray reply points back to
+    # Set for a rule that is one finding per session and direction; mutable, so not compared.
+    repeats: Repeats | None = field(default=None, compare=False)
 
     @property
     def id(self) -> RuleId:
         return self.rule.id
+
+    @property
+    def count(self) -> int:
+        """How many lines this finding is about (1 unless it is once per session)."""
+        return self.repeats.count if self.repeats is not None else 1
+
+    @property
+    def last_seq(self) -> int:
+        return self.repeats.last_seq if self.repeats is not None else self.seq
+
+    @property
+    def seqs(self) -> list[int]:
+        """Every line it is about, in order (a lean analysis keeps only the first and last)."""
+        repeats = self.repeats
+        if repeats is None:
+            return [self.seq]
+        if repeats.seqs is not None:
+            return list(repeats.seqs)
+        return [self.seq] if repeats.count == 1 else [self.seq, repeats.last_seq]
+
+    @property
+    def message(self) -> str:
+        """The sentence, with how many lines it stands for when more than one."""
+        repeats = self.repeats
+        if repeats is None or repeats.count == 1:
+            return self.sentence
+        return f"{self.sentence} ({repeats.count} lines like it, seq {self.seq} to {repeats.last_seq})"
 
     @property
     def severity(self) -> Severity:

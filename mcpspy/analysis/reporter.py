@@ -13,12 +13,15 @@ from mcpspy.analysis.model import (
     FindingRaised,
     Message,
     MessageSeen,
+    Repeats,
     Severity,
 )
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 
 RECENT_MESSAGES = 1024  # lean mode: the messages a finding can still be attached to, by seq
+# Rules that fire on every line of a misbehaving peer: one finding per session and direction, with a tally.
+ONCE_PER_SESSION = frozenset({RuleId.STDOUT_CRLF, RuleId.STDIN_CRLF, RuleId.CACHE_MISSING_TTL})
 
 
 class Reporter:
@@ -41,6 +44,7 @@ class Reporter:
         self.finding_counts: dict[Severity, int] = dict.fromkeys(Severity, 0)
         self.hold = False  # lean mode: evict nothing from by_seq while set (rules/legacy.py)
         self._recent: deque[int] = deque()
+        self._once: dict[tuple[RuleId, Stream | None], Finding] = {}  # the ONCE_PER_SESSION findings so far
 
     def message(self, message: Message) -> None:
         self.message_count += 1
@@ -61,8 +65,23 @@ class Reporter:
     def find(
         self, rule: RuleId, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
     ) -> None:
-        """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is."""
-        finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
+        """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is.
+
+        A ONCE_PER_SESSION rule raises once per direction; later lines add to its tally
+        and carry the same finding (no new event: it is the finding already raised).
+        """
+        if rule in ONCE_PER_SESSION:
+            first = self._once.get((rule, stream))
+            if first is not None and first.repeats is not None:
+                first.repeats.add(seq)
+                target = self.by_seq.get(seq)
+                if target is not None:
+                    target.findings.append(first)
+                return
+            finding = Finding(RULES[rule], seq, stream, sentence, related_seq, Repeats(seq, self.retain))
+            self._once[(rule, stream)] = finding
+        else:
+            finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
         self.finding_counts[finding.severity] += 1
         if self.retain:
             self.findings.append(finding)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpspy.analysis.jsonrpc import integer_value
 from mcpspy.analysis.model import Severity
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -48,7 +49,7 @@ def cache_problems(result: dict[str, Any], what: str) -> Problems:
     ttl, scope = result.get("ttlMs"), result.get("cacheScope")
     if "ttlMs" not in result:
         problems.append((E, f"the {what} result has no ttlMs"))
-    elif not (type(ttl) is int and ttl >= 0):
+    elif not ((whole := integer_value(ttl)) is not None and whole >= 0):  # 6e4 is 60000
         problems.append((E, f"the {what} result's ttlMs is {shown(ttl)}, not an integer >= 0"))
     if "cacheScope" not in result:
         problems.append((E, f"the {what} result has no cacheScope"))

@@ -19,7 +19,10 @@
       "findings": [{"id", "severity" ("error"|"warning"|"info"), "seq", "line" (of the capture
                     file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "fix" (one
                     sentence: what to change), "source" (the spec's public pages, with the
-                    section), "source_links" ([url]), "related_seq" (int|null)}],
+                    section), "source_links" ([url]), "related_seq" (int|null), "count" (the lines
+                    it stands for: a rule that fires on every line is one finding per session
+                    and direction), "last_seq" (of the last of them), "seqs" ([int], each of
+                    them)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
                      "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
       "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
@@ -88,6 +91,9 @@ def report_object(summary: Summary) -> dict[str, Any]:
                 "source": public_source(f.rule.source),
                 "source_links": source_links(f.rule.source),
                 "related_seq": f.related_seq,
+                "count": f.count,
+                "last_seq": f.last_seq,
+                "seqs": f.seqs,
             }
             for f in summary.findings
         ],

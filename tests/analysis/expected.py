@@ -6,6 +6,7 @@ from tests.analysis.scenarios_capture import CAPTURE_EXPECTED
 from tests.analysis.scenarios_digest import DIGEST_EXPECTED
 from tests.analysis.scenarios_exchange import EXCHANGE_EXPECTED
 from tests.analysis.scenarios_tool_schemas import TOOL_SCHEMAS_EXPECTED
+from tests.analysis.scenarios_verdicts import VERDICT_EXPECTED
 
 EXPECTED: dict[str, list[tuple[str, int]]] = {
     "lesson-discover": [],
@@ -96,4 +97,5 @@ EXPECTED: dict[str, list[tuple[str, int]]] = {
     **DIGEST_EXPECTED,
     **EXCHANGE_EXPECTED,
     **CAPTURE_EXPECTED,
+    **VERDICT_EXPECTED,
 }

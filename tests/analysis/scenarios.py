@@ -16,6 +16,7 @@ from tests.analysis.scenarios_digest import DIGEST_SCENARIOS
 from tests.analysis.scenarios_exchange import EXCHANGE_SCENARIOS
 from tests.analysis.scenarios_lines import LINE_SCENARIOS
 from tests.analysis.scenarios_tool_schemas import TOOL_SCHEMAS_SCENARIOS
+from tests.analysis.scenarios_verdicts import VERDICT_SCENARIOS
 from tests.analysis.steps import (
     CALL_RESULT,
     DISCOVER_RESULT,
@@ -53,6 +54,7 @@ SCENARIOS: dict[str, list[Step]] = {
     **DIGEST_SCENARIOS,
     **EXCHANGE_SCENARIOS,
     **CAPTURE_SCENARIOS,
+    **VERDICT_SCENARIOS,
     # --- the seed lesson
     "lesson-discover": [*discover(), ev("stdin-closed"), ev("server-exited", code=0)],
     "lesson-notification-typed": [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.analysis.jsonrpc import shown
+from mcpspy.analysis.jsonrpc import integer_value, shown
 from mcpspy.analysis.message_fields import params_of
 from mcpspy.analysis.model import Exchange, Message
 from mcpspy.analysis.reporter import Reporter
@@ -96,15 +96,16 @@ class Caching:
             return
         if result_type != "complete":
             return
-        ttl: Any = result.get("ttlMs")
+        sent: Any = result.get("ttlMs")
         scope = result.get("cacheScope")
-        ttl_ok = type(ttl) is int and ttl >= 0  # exact: a bool is no integer
+        ttl = integer_value(sent)  # 60000.0 and 6e4 are 60000
+        ttl_ok = ttl is not None and ttl >= 0
         if "ttlMs" in result and not ttl_ok:
             self._out.find(
                 RuleId.CACHE_INVALID_TTL,
                 message.seq,
                 message.stream,
-                f"ttlMs is {shown(ttl)}; it must be an integer >= 0 (milliseconds)",
+                f"ttlMs is {shown(sent)}; it must be an integer >= 0 (milliseconds)",
             )
         if "cacheScope" in result and scope not in SCOPES:
             self._out.find(
@@ -117,7 +118,7 @@ class Caching:
         if key is None:
             return
         self._pages(key, message, scope, result.get("nextCursor"))
-        if ttl_ok and ttl > 0:
+        if ttl is not None and ttl > 0:
             self._fresh[key] = (message.t + ttl / 1000, message.seq)
 
     def _pages(self, key: CacheKey, message: Message, scope: Any, next_cursor: Any) -> None:

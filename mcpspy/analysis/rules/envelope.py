@@ -78,7 +78,7 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
             return Parsed(ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
         if not has_id or msg_id is None:
             problems.append((RuleId.JSONRPC_NULL_ID, "a result with a null or missing id answers nothing"))
-        elif type(msg_id) not in ID_TYPES:  # valid_id, inline: every response passes here
+        elif type(msg_id) not in ID_TYPES and not valid_id(msg_id):  # inline first: every response
             problems.append((RuleId.JSONRPC_ID_TYPE, _not_an_id(msg_id)))
         if type(payload["result"]) is not dict:
             got = describe_value(payload["result"])

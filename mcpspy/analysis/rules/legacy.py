@@ -13,13 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.message_fields import (
+    HANDSHAKE_REVISIONS,
+    declares_handshake_revision,
+    params_of,
+    result_of,
+)
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
-from mcpspy.analysis.schema import REVISIONS
 
-LEGACY_REVISIONS = frozenset(REVISIONS[:4])
+LEGACY_REVISIONS = HANDSHAKE_REVISIONS
 
 
 class EraTracker:
@@ -86,6 +90,8 @@ class EraTracker:
                     message.stream,
                     f"{message.method} was sent before notifications/initialized",
                 )
+            return False
+        if declares_handshake_revision(message):  # judged by the revision it declares, not 2026-07-28's
             return False
         if self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
             self._held.append(message)

@@ -24,6 +24,7 @@ from mcpspy.analysis.model import Era, Exchange, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
+from mcpspy.analysis.rules.mrtr import is_retry
 
 CACHEABLE = frozenset(
     {
@@ -189,14 +190,14 @@ class ModernRules:
                 f"error code {code} is in the pre-MCP range -32000..-32019",
             )
 
-    def result(self, exchange: Exchange, message: Message) -> None:
-        """A result that answered a client request other than initialize."""
+    def result(self, exchange: Exchange, message: Message, request: Message | None) -> None:
+        """A result that answered a client request other than initialize (``request``, when still held)."""
         if exchange.request_seq in self._meta_missing:
             self._meta_missing.discard(exchange.request_seq)  # an exchange is answered once
             self._not_rejected(exchange, message)
         result, version = result_of(message), exchange.version
         if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:
-            self._result(exchange, message, result, version)
+            self._result(exchange, message, result, version, request is not None and is_retry(request))
 
     def _modern(self, exchange: Exchange) -> bool:
         return exchange.version is not None and self._era.era is not Era.LEGACY
@@ -239,7 +240,9 @@ class ModernRules:
                 "-32022 contradicts itself: " + "; ".join(problems),
             )
 
-    def _result(self, exchange: Exchange, message: Message, result: dict[str, Any], version: str) -> None:
+    def _result(
+        self, exchange: Exchange, message: Message, result: dict[str, Any], version: str, retry: bool
+    ) -> None:
         if exchange.method != "server/discover" and self._served is None:
             self._served = message.seq
             self._discover_missing(message)
@@ -259,6 +262,7 @@ class ModernRules:
         self._result_type(exchange, message, result_type, "resultType" in result)
         if (
             exchange.method in CACHEABLE
+            and not retry  # the answer to an MRTR retry, like the input_required before it, is not cached
             and result_type in (None, "complete")  # absent (or null) reads as complete
             and not ("ttlMs" in result and "cacheScope" in result)
         ):

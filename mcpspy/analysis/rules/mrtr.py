@@ -51,6 +51,12 @@ def target_of(message: Message) -> tuple[str, str] | None:
     return (message.method or "", value) if isinstance(value, str) else None
 
 
+def is_retry(request: Message) -> bool:
+    """A request that answers an input_required result: it carries inputResponses or requestState."""
+    params = params_of(request)
+    return target_of(request) is not None and ("inputResponses" in params or "requestState" in params)
+
+
 def capability_missing(request: dict[str, Any], capabilities: dict[str, Any]) -> str | None:
     """The client capability an inputRequests entry needs and the request did not declare, or None."""
     method = request.get("method")
