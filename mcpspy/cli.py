@@ -31,6 +31,7 @@ class Subcommand:
 
 def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
+    from mcpspy import completion
     from mcpspy.check import command as check
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
@@ -77,6 +78,9 @@ def subcommands() -> dict[str, Subcommand]:
         "check": Subcommand(
             "test a server with a scripted client in both eras, for CI", check.add_arguments, check.run
         ),
+        "completion": Subcommand(
+            "a shell completion script: bash, zsh or fish", completion.add_arguments, completion.run
+        ),
     }
 
 
@@ -96,6 +100,7 @@ COMMAND_NAMES = frozenset(
         "diff",
         "check",
         "stats",
+        "completion",
     }
 )
 
@@ -121,6 +126,7 @@ commands:
   replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
   diff A B                tools, prompts, resources, capabilities: what drifted
   check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
+  completion SHELL        a completion script for bash, zsh or fish
 
 Run `mcpspy COMMAND --help` for a command's options.
 """
