@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpspy import __version__, early_signals
+from mcpspy.clients import add_clients_option, choose_from
 from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
 from mcpspy.options import add_home_option, seconds
 
@@ -33,6 +34,7 @@ def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy import completion
     from mcpspy.check import command as check
+    from mcpspy.clients import command as clients
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
     from mcpspy.drift import command as drift
@@ -81,7 +83,16 @@ def subcommands() -> dict[str, Subcommand]:
         "completion": Subcommand(
             "a shell completion script: bash, zsh or fish", completion.add_arguments, completion.run
         ),
+        "clients": Subcommand(
+            "the client profiles: what each real client drops, with sources",
+            clients.add_arguments,
+            clients.run,
+        ),
     }
+
+
+#: The subcommands that judge a server, and so take --clients (the proxy takes it too).
+JUDGING = frozenset({"report", "check", "view", "watch"})
 
 
 #: The first words that name a subcommand rather than a server (tests keep it equal to subcommands()).
@@ -101,6 +112,7 @@ COMMAND_NAMES = frozenset(
         "check",
         "stats",
         "completion",
+        "clients",
     }
 )
 
@@ -127,6 +139,7 @@ commands:
   diff A B                tools, prompts, resources, capabilities: what drifted
   check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
   completion SHELL        a completion script for bash, zsh or fish
+  clients [NAME]          the client profiles: what each client drops, and the sources
 
 Run `mcpspy COMMAND --help` for a command's options.
 """
@@ -187,6 +200,7 @@ def proxy_parser() -> argparse.ArgumentParser:
         help="send each exchange to an OTLP/HTTP collector as it completes "
         "(no URL: $OTEL_EXPORTER_OTLP_ENDPOINT; needs mcpspy[otel])",
     )
+    add_clients_option(p)
     p.add_argument(
         "-v", "--verbose", action="store_true", help="say what mcpspy does on stderr (off by default)"
     )
@@ -204,6 +218,8 @@ def subcommand_parser(
     for name, command in commands.items():
         parsers[name] = sub.add_parser(name, help=command.help)
         command.add_arguments(parsers[name])
+        if name in JUDGING:
+            add_clients_option(parsers[name])
     return p, parsers
 
 
@@ -231,6 +247,7 @@ def run_subcommand(argv: list[str]) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         parsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    choose_from(args)
     try:
         return commands[args.command].run(args)
     except (KeyboardInterrupt, BrokenPipeError):
@@ -302,6 +319,7 @@ def run_proxy_cli(argv: list[str]) -> int:
     command = rest + command
     if not command:
         parser.error("no server command: give it after --, as in `mcpspy -- node server.js`")
+    choose_from(args)
     from mcpspy.capture.redact import RedactionPolicy
     from mcpspy.capture.retention import policy_from
     from mcpspy.proxy.run import ProxyConfig, run

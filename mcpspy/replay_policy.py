@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.jsonrpc import Parsed
-from mcpspy.analysis.model import AnalysisEvent, Message
+from mcpspy.analysis.model import AnalysisEvent, ClientRules, Message
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import Record
+from mcpspy.clients.profiles import chosen_rules
 
 DEFAULT_SLOW_AFTER = 30.0  # seconds a request may wait before it is called slow
 FREEZE_AFTER = 20_000  # records analysed in one go: worth keeping out of later garbage collections
@@ -38,9 +39,20 @@ FREEZE_AFTER = 20_000  # records analysed in one go: worth keeping out of later 
 class Replay:
     """An Analyzer fed by the policy above; views read ``analyzer`` for its state."""
 
-    def __init__(self, slow_after: float = DEFAULT_SLOW_AFTER, retain: bool = True) -> None:
-        """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py)."""
-        self.analyzer = Analyzer(slow_after=slow_after, retain=retain)
+    def __init__(
+        self,
+        slow_after: float = DEFAULT_SLOW_AFTER,
+        retain: bool = True,
+        clients: Sequence[ClientRules] | None = None,
+    ) -> None:
+        """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py).
+
+        ``clients``: the client profiles that judge the server; by default the ones this process
+        chose with ``--clients`` (every profile unless it chose).
+        """
+        if clients is None:
+            clients = chosen_rules()
+        self.analyzer = Analyzer(slow_after=slow_after, retain=retain, clients=clients)
         self.last_t = 0.0
         self.concluded = False
 

@@ -12,12 +12,14 @@ no rule of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.message_fields import request_version
 from mcpspy.analysis.model import (
     AnalysisEvent,
+    ClientRules,
     Era,
     Exchange,
     Finding,
@@ -84,7 +86,11 @@ class Analyzer:
     ``RECENT_EXCHANGES`` requests ago is judged as if that request were unknown.
     """
 
-    def __init__(self, slow_after: float = 30.0, retain: bool = True) -> None:
+    def __init__(
+        self, slow_after: float = 30.0, retain: bool = True, clients: Sequence[ClientRules] | None = None
+    ) -> None:
+        """``clients``: the client profiles that judge tool schemas and timeouts (mcpspy/clients); None
+        keeps each rule's own severity and the common 60 s timeout."""
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
@@ -99,11 +105,11 @@ class Analyzer:
         self._progress = Progress(out, recent, self._pairing.is_pending)
         self._logging = Logging(out)
         self._shapes = Shapes(out, self._era)
-        self._tool_schemas = ToolSchemas(out, self._era)
+        self._tool_schemas = ToolSchemas(out, self._era, clients)
         self._lifecycle = Lifecycle(out, self._pairing)
         self._capture = CaptureIntegrity(out, self._pairing)  # what the capture says it lost
         self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
-        self._requests = Requests(out)
+        self._requests = Requests(out, clients)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
         # The messages of requests that may still be answered, by seq (what a reply is checked with).

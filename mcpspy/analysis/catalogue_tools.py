@@ -47,13 +47,43 @@ TOOL_SCHEMA_RULES: list[Rule] = [
          good='"inputSchema":{"type":"object"}',
          fix="Drop $schema (2020-12 is the default), or emit 2020-12 schemas."),
     Rule(RuleId.TOOLS_SCHEMA_UNPORTABLE, W,
-         "A tool schema uses what some clients refuse: a $ref that does not resolve inside the schema, a "
-         "boolean where a sub-schema is expected, or not/if/then/else at the top level of an inputSchema.",
+         "A tool schema uses what some clients refuse: a $ref that does not resolve inside the schema, "
+         "or not/if/then/else at the top level of an inputSchema.",
          '2026-07-28/basic/index.mdx \u00a7$ref Resolution ("Schemas that fail to validate due to an '
          'unresolved external $ref SHOULD be rejected"); client behaviour',
-         bad='"properties":{"tags":true,"owner":{"$ref":"https://example.com/user.json"}}',
-         good='"properties":{"tags":{},"owner":{"$ref":"#/$defs/user"}},"$defs":{"user":{"type":"object"}}',
-         fix="Inline or $defs every $ref, write {} instead of true, and keep conditionals below the root."),
+         bad='"properties":{"owner":{"$ref":"https://example.com/user.json"}}',
+         good='"properties":{"owner":{"$ref":"#/$defs/user"}},"$defs":{"user":{"type":"object"}}',
+         fix="Inline or $defs every $ref, and keep conditionals below the root."),
+    # The next four are judged by client profiles (mcpspy/clients): error when a named client drops the
+    # tool, info when none does; info is their severity when no profiles are handed in.
+    Rule(RuleId.TOOLS_SCHEMA_NESTED_COMBINATOR, INFO,
+         "A tool's inputSchema has anyOf, oneOf or allOf below its root: legal JSON Schema, but some "
+         "clients refuse any composition anywhere, and others flatten it.",
+         "2026-07-28/server/tools.mdx \u00a7Data Types (composition keywords allowed); client behaviour: "
+         "mcpspy clients",
+         bad='"properties":{"when":{"anyOf":[{"type":"string"},{"type":"integer"}]}}',
+         good='"properties":{"when":{"type":"string"}}',
+         fix="Where a client that refuses it matters, give the property one type and check the rest in "
+             "the tool."),
+    Rule(RuleId.TOOLS_SCHEMA_REF, INFO,
+         "A tool schema uses $ref (to its own $defs): legal, but some clients cannot resolve it and leave "
+         "the tool out, and others show the parameter as a string.",
+         "2026-07-28/basic/index.mdx \u00a7$ref Resolution; client behaviour: mcpspy clients",
+         bad='"properties":{"q":{"$ref":"#/$defs/Query"}},"$defs":{"Query":{"type":"object"}}',
+         good='"properties":{"q":{"type":"object"}}',
+         fix="Inline the referenced schemas (most schema generators have an option for it)."),
+    Rule(RuleId.TOOLS_SCHEMA_DYNAMIC_REF, INFO,
+         "A tool schema uses $dynamicRef: legal 2020-12, but validators that lack it reject the tool.",
+         "2026-07-28/basic/index.mdx \u00a7Schema Dialect (2020-12); client behaviour: mcpspy clients",
+         bad='"items":{"$dynamicRef":"#node"}', good='"items":{"$ref":"#/$defs/node"}',
+         fix="Use $ref to a $defs entry, or inline the schema."),
+    Rule(RuleId.TOOLS_SCHEMA_BOOLEAN, INFO,
+         "A tool schema has a boolean (true or false) where a sub-schema is expected: legal, but some "
+         "clients want a schema object there.",
+         "2026-07-28/basic/index.mdx \u00a7Schema Dialect (2020-12 boolean schemas); client behaviour: "
+         "mcpspy clients",
+         bad='"properties":{"tags":true}', good='"properties":{"tags":{}}',
+         fix="Write {} for true and {\"not\":{}} for false."),
     Rule(RuleId.TOOLS_DUPLICATE_NAME, W,
          "Two tools in one tools/list have the same name: a client keeps one of them, or refuses both.",
          '2025-11-25/server/tools.mdx \u00a7Tool Names ("Tool names SHOULD be unique within a server")',

@@ -101,6 +101,21 @@ class Repeats:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientRules:
+    """What one real client does with what a server sends, as data the caller hands the analysis.
+
+    mcpspy/clients builds these from its profiles; the analysis only reads them.
+    """
+
+    name: str  # the profile's name: "cursor"
+    title: str  # for a sentence: "Cursor"
+    drops: frozenset[str]  # tool-schema constructs (rules/tool_schemas.py CONSTRUCTS) that cost the tool
+    keeps: frozenset[str]  # constructs it is known to keep (perhaps degraded)
+    timeout_s: float | None = None  # its default request timeout; None when it has none or it is unknown
+    progress_resets: bool | None = None  # whether progress for the request's token resets that timeout
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     rule: Rule
     seq: int  # the record it is about (the first line, for a once-per-session finding)
@@ -109,6 +124,10 @@ class Finding:
     related_seq: int | None = None  # e.g. the request a stray reply points back to
     # Set for a rule that is one finding per session and direction; mutable, so not compared.
     repeats: Repeats | None = field(default=None, compare=False)
+    # Judged by client profiles (a tool schema): the profiles that drop the tool, and the severity
+    # that follows (error when one does, info when none does). None: the rule's own severity holds.
+    dropped_by: tuple[str, ...] | None = None
+    judged: Severity | None = None
 
     @property
     def id(self) -> RuleId:
@@ -143,7 +162,7 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return self.rule.severity
+        return self.judged if self.judged is not None else self.rule.severity
 
 
 @dataclass(slots=True)

@@ -63,7 +63,14 @@ class Reporter:
         self.events.append(ExchangeUpdated(exchange))
 
     def find(
-        self, rule: RuleId, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
+        self,
+        rule: RuleId,
+        seq: int,
+        stream: Stream | None,
+        sentence: str,
+        related_seq: int | None = None,
+        dropped_by: tuple[str, ...] | None = None,
+        judged: Severity | None = None,
     ) -> None:
         """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is.
 
@@ -81,7 +88,7 @@ class Reporter:
             finding = Finding(RULES[rule], seq, stream, sentence, related_seq, Repeats(seq, self.retain))
             self._once[(rule, stream)] = finding
         else:
-            finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
+            finding = Finding(RULES[rule], seq, stream, sentence, related_seq, None, dropped_by, judged)
         self.finding_counts[finding.severity] += 1
         if self.retain:
             self.findings.append(finding)

@@ -101,6 +101,10 @@ class RuleId(enum.StrEnum):
     TOOLS_SCHEMA_REQUIRED = "tools.schema-required"
     TOOLS_SCHEMA_DIALECT = "tools.schema-dialect"
     TOOLS_SCHEMA_UNPORTABLE = "tools.schema-unportable"
+    TOOLS_SCHEMA_NESTED_COMBINATOR = "tools.schema-nested-combinator"
+    TOOLS_SCHEMA_REF = "tools.schema-ref"
+    TOOLS_SCHEMA_DYNAMIC_REF = "tools.schema-dynamic-ref"
+    TOOLS_SCHEMA_BOOLEAN = "tools.schema-boolean"
     TOOLS_DUPLICATE_NAME = "tools.duplicate-name"
     TOOLS_NAME_FORMAT = "tools.name-format"
     # ~~

@@ -22,7 +22,8 @@
                     section), "source_links" ([url]), "related_seq" (int|null), "count" (the lines
                     it stands for: a rule that fires on every line is one finding per session
                     and direction), "last_seq" (of the last of them), "seqs" ([int], each of
-                    them)}],
+                    them), "dropped_by" ([profile name]|null: for a tool-schema finding, the
+                    clients of --clients that drop the tool; null where no profile judges it)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
                      "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
       "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
@@ -94,6 +95,7 @@ def report_object(summary: Summary) -> dict[str, Any]:
                 "count": f.count,
                 "last_seq": f.last_seq,
                 "seqs": f.seqs,
+                "dropped_by": list(f.dropped_by) if f.dropped_by is not None else None,
             }
             for f in summary.findings
         ],

@@ -55,7 +55,7 @@ def test_a_tool_named_by_a_warning_keeps_its_generic_error() -> None:
     got = sentences(
         legacy("2025-11-25", {"name": "t", "inputSchema": {"type": "object", "properties": {"a": True}}})
     )
-    assert set(got) == {"tools.schema-unportable", "schema.result-shape"}
+    assert set(got) == {"tools.schema-boolean", "schema.result-shape"}
 
 
 def test_the_path_and_the_tool_are_named() -> None:
@@ -74,17 +74,18 @@ def test_hostile_names_are_quoted_with_their_controls_escaped() -> None:
 
 def test_odd_property_names_are_quoted_in_the_path() -> None:
     schema = {"type": "object", "properties": {"a b": True}}
-    (sentence,) = sentences(modern({"name": "t", "inputSchema": schema}))["tools.schema-unportable"]
+    (sentence,) = sentences(modern({"name": "t", "inputSchema": schema}))["tools.schema-boolean"]
     assert "properties['a b'] is the boolean true" in sentence
 
 
-def test_refs_that_resolve_are_fine_and_those_that_do_not_are_named() -> None:
+def test_refs_that_resolve_are_a_construct_and_those_that_do_not_are_named() -> None:
     good = {
         "type": "object",
         "properties": {"a": {"$ref": "#/$defs/x"}, "b": {"$ref": "#"}, "c": {"$ref": "#here"}},
         "$defs": {"x": {"$anchor": "here"}},
     }
-    assert sentences(modern({"name": "t", "inputSchema": good})) == {}
+    (sentence,) = sentences(modern({"name": "t", "inputSchema": good}))["tools.schema-ref"]
+    assert "result.tools[0].inputSchema.properties.a.$ref is a $ref (and 2 more places)" in sentence
     bad = {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}}
     (sentence,) = sentences(modern({"name": "t", "inputSchema": bad}))["tools.schema-unportable"]
     assert '"#/$defs/missing", which does not resolve' in sentence
@@ -96,11 +97,12 @@ def test_a_2026_output_schema_may_be_any_schema_but_a_2025_one_is_an_object() ->
     assert set(sentences(legacy("2025-06-18", tool))) == {"tools.schema-not-object"}
 
 
-def test_draft_07_everywhere_is_one_finding_for_the_whole_list() -> None:
+def test_draft_07_is_one_finding_a_tool() -> None:
+    """Per tool (issue 27: which clients drop which tool), its inputSchema and outputSchema as one."""
     draft = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}
     tools = [{"name": f"t{i}", "inputSchema": draft, "outputSchema": draft} for i in range(5)]
-    (sentence,) = sentences(modern(*tools))["tools.schema-dialect"]
-    assert "'t0'" in sentence and "(and 9 more schemas)" in sentence
+    said = sentences(modern(*tools))["tools.schema-dialect"]
+    assert len(said) == 5 and all(f"'t{i}'" in s and "(and 1 more schema)" in s for i, s in enumerate(said))
 
 
 def test_deep_and_wide_schemas_cost_bounded_work_and_never_crash() -> None:

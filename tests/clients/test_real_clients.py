@@ -18,6 +18,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.clients.profiles import profiles
 from tests.conftest import REPO, replay
 
 # The silent killers of an exchange (issue 17), and the warnings added since: none may fire on clean
@@ -75,19 +76,20 @@ def tools_listed(home: Path) -> bool:
     return False
 
 
-def assert_clean(capture: Capture) -> None:
+def assert_clean(capture: Capture, client: str) -> None:
     """The capture parsed, every s2c line is one whole JSON message (nothing of mcpspy's own),
-    and the analysis raises no error on this clean traffic: no false alarms."""
+    and the analysis raises no error on this clean traffic: no false alarms, neither by the rules'
+    own severities nor judged by the profile of the client that just used the server (issue 27)."""
     assert capture.problems == []
     for line in replay(capture, Stream.S2C).splitlines():
         json.loads(line)
-    analyzer = Analyzer()
-    for record in capture.records:
-        analyzer.feed(record)
-    analyzer.finish()
-    errors = [f"{f.id}: {f.message}" for f in analyzer.findings if f.severity is Severity.ERROR]
-    assert errors == []
-    assert [f"{f.id}: {f.message}" for f in analyzer.findings if f.id in NEW_RULES] == []
+    for analyzer in (Analyzer(), Analyzer(clients=(profiles()[client].rules(),))):
+        for record in capture.records:
+            analyzer.feed(record)
+        analyzer.finish()
+        errors = [f"{f.id}: {f.message}" for f in analyzer.findings if f.severity is Severity.ERROR]
+        assert errors == []
+        assert [f"{f.id}: {f.message}" for f in analyzer.findings if f.id in NEW_RULES] == []
 
 
 def mcpspy_wrapper(tmp_path: Path) -> Path:
@@ -147,7 +149,7 @@ def test_sdk_client_through_mcpspy(case: str, tmp_path: Path) -> None:
     assert proxied == direct
     assert tool in direct[0]  # type: ignore[operator]
     capture = read_capture(capture_file)
-    assert_clean(capture)
+    assert_clean(capture, "typescript-sdk" if client is TS_CLIENT else "python-sdk")
     sent = methods(capture)
     assert sent[0] == "initialize"
     assert "tools/list" in sent and "tools/call" in sent
@@ -197,7 +199,7 @@ def test_claude_code_mcp_list_connects(server_name: str, tmp_path: Path) -> None
     captures = sessions(spy_home)
     assert captures, "no capture written"
     for capture in captures:
-        assert_clean(capture)
+        assert_clean(capture, "claude-code")
     # Claude Code 2.1.332 speaks the 2026-07-28 protocol: server/discover instead of initialize.
     assert any(
         methods(c)[0] in ("initialize", "server/discover") and "tools/list" in methods(c) for c in captures
@@ -231,7 +233,7 @@ def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
     captures = sessions(spy_home)
     assert captures, "codex never started the server through mcpspy"
     for capture in captures:
-        assert_clean(capture)
+        assert_clean(capture, "codex")
     assert any({"initialize", "tools/list"} <= set(methods(c)) for c in captures)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from mcpspy.clients.profiles import DROPPING, profiles
 from mcpspy.demo.client import META, request, ticket
 
 
@@ -44,6 +45,12 @@ def test_demo_report_names_every_planted_bug(tmp_path: Path) -> None:
     )
     assert report.returncode == 0, report.stderr
     assert '"pairing.out-of-order"' in report.stdout.decode()
+    # The planted top-level anyOf is named as dropped by the clients whose profiles drop it (issue 27).
+    (planted,) = [f for f in orjson.loads(report.stdout)["findings"] if f["id"] == "tools.schema-combinator"]
+    droppers = [p.name for p in profiles().values() if p.behaviours["top_level_composition"].does in DROPPING]
+    assert planted["dropped_by"] == droppers and planted["severity"] == "error" and droppers
+    titles = [profiles()[name].title for name in droppers]
+    assert f"dropped by {', '.join(titles[:-1])} and {titles[-1]}" in planted["message"]
 
 
 def talk(lines: list[bytes], *bugs: str) -> list[dict[str, object] | bytes]:

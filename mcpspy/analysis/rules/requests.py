@@ -10,11 +10,12 @@ followed by a retry in a version the server listed, or the session is over.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
 from mcpspy.analysis.message_fields import META_VERSION, error_code_of, error_of, meta_in, params_of
-from mcpspy.analysis.model import Exchange, ExchangeState, Message
+from mcpspy.analysis.model import ClientRules, Exchange, ExchangeState, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 
@@ -62,8 +63,14 @@ def carried_version(request: Message) -> str | None:
 
 
 class Requests:
-    def __init__(self, out: Reporter) -> None:
+    """``clients``: the profiles whose timeouts a request is held to (None: the common 60 s)."""
+
+    def __init__(self, out: Reporter, clients: Sequence[ClientRules] | None = None) -> None:
         self._out = out
+        # Without profiles, the common 60 s; with them, the shortest timeout among the named clients.
+        timed = sorted((c for c in clients or () if c.timeout_s is not None), key=lambda c: c.timeout_s or 0)
+        self._clients = timed if clients is not None else None
+        self._timeout = timed[0].timeout_s or CLIENT_TIMEOUT if timed else CLIENT_TIMEOUT
         self._untimed: deque[Exchange] = deque()  # client requests without a progressToken, sent in order
         self._tokens: set[str | int] = set()  # the progressTokens client requests carried
         self._orphans: deque[int] = deque(maxlen=ORPHANS_KEPT)  # seqs of progress naming none of them
@@ -116,16 +123,19 @@ class Requests:
     # --- the passing of time and the end
 
     def check(self, t: float) -> None:
-        """Flag each client request without a token still awaited CLIENT_TIMEOUT after it was sent."""
-        untimed = self._untimed
-        while untimed:
-            oldest = untimed[0]
+        """Flag each client request without a token still awaited past the shortest client timeout."""
+        clients = self._clients
+        if clients is not None and not clients:
+            return  # no named client has a known timeout
+        waiting, timeout = self._untimed, self._timeout
+        while waiting:
+            oldest = waiting[0]
             if oldest.state not in WAITING:
-                untimed.popleft()
+                waiting.popleft()
                 continue
-            if t - oldest.sent_t < CLIENT_TIMEOUT:
+            if t - oldest.sent_t < timeout:
                 break  # in sending order: every later request is younger
-            untimed.popleft()
+            waiting.popleft()
             orphans = [seq for seq in self._orphans if seq > oldest.request_seq]
             meanwhile = (
                 f"; the server's progress meanwhile (seq {', '.join(map(str, orphans[:3]))}) could not "
@@ -133,12 +143,24 @@ class Requests:
                 if orphans
                 else ""
             )
+            if clients is None:
+                self._out.find(
+                    RuleId.REQUEST_NO_PROGRESS_TOKEN,
+                    oldest.request_seq,
+                    oldest.stream,
+                    f"{oldest.method} (id {shown(oldest.id)}) carried no progressToken and waited "
+                    f"{timeout:g}s for its reply, when clients time out{meanwhile}",
+                )
+                continue
+            gone = [c.title for c in clients if (c.timeout_s or 0) <= timeout]
+            who = gone[0] if len(gone) == 1 else ", ".join(gone[:-1]) + " and " + gone[-1]
             self._out.find(
                 RuleId.REQUEST_NO_PROGRESS_TOKEN,
                 oldest.request_seq,
                 oldest.stream,
                 f"{oldest.method} (id {shown(oldest.id)}) carried no progressToken and waited "
-                f"{CLIENT_TIMEOUT:g}s for its reply, when clients time out{meanwhile}",
+                f"{timeout:g}s for its reply: {who} give{'s' if len(gone) == 1 else ''} up after "
+                f"{timeout:g}s{meanwhile}",
             )
 
     def finish(self) -> None:

@@ -15,12 +15,15 @@ that rules/shapes.py's generic shape check steps aside for them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import json_text, preview
 from mcpspy.analysis.message_fields import result_of
-from mcpspy.analysis.model import Exchange, Message
+from mcpspy.analysis.model import ClientRules, Exchange, Message, Severity
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -49,10 +52,67 @@ BOOLEAN_UNPORTABLE = frozenset(
 )
 
 
+# The constructs a client profile says it drops or keeps (mcpspy/clients), and the rule that names each.
+CONSTRUCTS: dict[str, RuleId] = {
+    "top_level_composition": RuleId.TOOLS_SCHEMA_COMBINATOR,
+    "nested_composition": RuleId.TOOLS_SCHEMA_NESTED_COMBINATOR,
+    "ref": RuleId.TOOLS_SCHEMA_REF,
+    "dynamic_ref": RuleId.TOOLS_SCHEMA_DYNAMIC_REF,
+    "boolean_subschema": RuleId.TOOLS_SCHEMA_BOOLEAN,
+    "schema_dialect": RuleId.TOOLS_SCHEMA_DIALECT,
+    "required_null": RuleId.TOOLS_SCHEMA_REQUIRED,
+    "non_object_root": RuleId.TOOLS_SCHEMA_NOT_OBJECT,
+    "tool_name": RuleId.TOOLS_NAME_FORMAT,
+}
+CONSTRUCT_OF = {rule: construct for construct, rule in CONSTRUCTS.items()}
+# What the rule says about clients when no profiles are handed in (the catalogue's own verdict).
+UNJUDGED = {
+    RuleId.TOOLS_SCHEMA_COMBINATOR: (
+        "the Anthropic API refuses it, so Claude Code drops the server's tools or fails every request"
+    ),
+    RuleId.TOOLS_SCHEMA_NOT_OBJECT: (
+        "TypeScript SDK clients reject the whole tools/list, so every tool of the server is lost"
+    ),
+    RuleId.TOOLS_SCHEMA_REQUIRED: "TypeScript SDK clients reject the whole tools/list",
+    RuleId.TOOLS_SCHEMA_DIALECT: "clients whose validator knows 2020-12 only refuse such tools",
+}
+
+
+def verdict(construct: str, clients: Sequence[ClientRules]) -> tuple[tuple[str, ...], str]:
+    """The profile names that drop a tool using ``construct``, and the sentence that says who does what.
+
+    "dropped by Cursor and Claude Code; kept by Codex; unknown in 2 others".
+    """
+    dropped = [c for c in clients if construct in c.drops]
+    kept = [c for c in clients if construct in c.keeps]
+    unknown = len(clients) - len(dropped) - len(kept)
+    parts = []
+    if dropped:
+        parts.append("dropped by " + _names(dropped))
+    if kept:
+        parts.append("kept by " + _names(kept))
+    if unknown:
+        parts.append(
+            f"unknown in {'one other' if unknown == 1 else f'{unknown} others'}"
+            if parts
+            else "no named client is known to drop it"
+        )
+    return tuple(c.name for c in dropped), "; ".join(parts)
+
+
+def _names(clients: list[ClientRules]) -> str:
+    titles = [c.title for c in clients]
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+
+
 class ToolSchemas:
-    def __init__(self, out: Reporter, era: EraTracker) -> None:
+    """``clients``: the profiles that judge each construct (None: each rule keeps its own severity)."""
+
+    def __init__(self, out: Reporter, era: EraTracker, clients: Sequence[ClientRules] | None = None) -> None:
         self._out = out
         self._era = era
+        self._clients = clients
+        self._verdicts: dict[str, tuple[tuple[str, ...], str]] = {}
 
     def result(self, exchange: Exchange, message: Message, request: Message) -> Covered:
         """A result that answered ``request``; the (tool index, field) pairs an error here named."""
@@ -66,7 +126,6 @@ class ToolSchemas:
             return NOTHING
         revision = self._era.revision(request)
         covered: set[tuple[int, str]] = set()
-        dialects: list[tuple[str, str, Any]] = []  # (tool, path, $schema) of each non-default dialect
         first_at: dict[str, int] = {}
         for i, tool in enumerate(tools):
             if not isinstance(tool, dict):
@@ -75,6 +134,7 @@ class ToolSchemas:
             label = preview(name) if isinstance(name, str) else f"#{i}"
             if isinstance(name, str):
                 self._name(message, i, name, first_at)
+            dialects = []  # (path, $schema) of each schema of the tool in another dialect than 2020-12
             for field in ("inputSchema", "outputSchema"):
                 if field not in tool:
                     continue
@@ -84,16 +144,15 @@ class ToolSchemas:
                 schema = tool[field]
                 dialect = schema.get("$schema") if isinstance(schema, dict) else None
                 if isinstance(dialect, str) and dialect not in DEFAULT_DIALECTS:
-                    dialects.append((label, f"{where}.$schema", dialect))
-        if dialects:
-            label, where, dialect = dialects[0]
-            more = _more(dialects, "schema")
-            self._find(
-                RuleId.TOOLS_SCHEMA_DIALECT,
-                message,
-                f"tool {label} declares $schema {json_text(dialect)} at {where}{more}, not JSON Schema "
-                "2020-12: clients whose validator knows 2020-12 only refuse such tools",
-            )
+                    dialects.append((f"{where}.$schema", dialect))
+            if dialects:  # once a tool: its inputSchema and outputSchema are one tool to a client
+                where, dialect = dialects[0]
+                self._find(
+                    RuleId.TOOLS_SCHEMA_DIALECT,
+                    message,
+                    f"tool {label} declares $schema {json_text(dialect)} at {where}"
+                    f"{_more(dialects, 'schema')}, not JSON Schema 2020-12",
+                )
         return frozenset(covered)
 
     def _name(self, message: Message, i: int, name: str, first_at: dict[str, int]) -> None:
@@ -127,7 +186,7 @@ class ToolSchemas:
                 RuleId.TOOLS_SCHEMA_NOT_OBJECT,
                 message,
                 f"tool {label}: {where} is {json_text(schema)}, not a JSON Schema object with "
-                '"type": "object"; TypeScript SDK clients reject the whole tools/list',
+                '"type": "object"',
             )
             return True
         named = False
@@ -135,10 +194,7 @@ class ToolSchemas:
         if kind != "object" and (is_input or revision in OUTPUT_TYPED):
             found = "has no type" if "type" not in schema else f"has type {json_text(kind)}"
             self._find(
-                RuleId.TOOLS_SCHEMA_NOT_OBJECT,
-                message,
-                f'tool {label}: {where} {found}, not "object"; TypeScript SDK clients reject the whole '
-                "tools/list, so every tool of the server is lost",
+                RuleId.TOOLS_SCHEMA_NOT_OBJECT, message, f'tool {label}: {where} {found}, not "object"'
             )
             named = True
         if is_input:
@@ -148,39 +204,74 @@ class ToolSchemas:
                     RuleId.TOOLS_SCHEMA_COMBINATOR,
                     message,
                     f"tool {label}: {where} has a top-level {' and '.join(combinators)} "
-                    f"({where}.{combinators[0]}); the Anthropic API refuses it, so Claude Code drops "
-                    "the server's tools or fails every request",
+                    f"({where}.{combinators[0]})",
                 )
-        bad_required, unportable = _walk(schema, where, is_input)
-        if bad_required:
-            path, value = bad_required[0]
-            more = _more(bad_required, "place")
+        seen = _walk(schema, where, is_input)
+        if seen.bad_required:
+            path, value = seen.bad_required[0]
+            more = _more(seen.bad_required, "place")
             self._find(
                 RuleId.TOOLS_SCHEMA_REQUIRED,
                 message,
-                f"tool {label}: {path} is {json_text(value)}, not an array of strings{more}; "
-                "TypeScript SDK clients reject the whole tools/list",
+                f"tool {label}: {path} is {json_text(value)}, not an array of strings{more}",
             )
             named = True
-        if unportable:
-            path, why = unportable[0]
-            more = _more(unportable, "place")
+        for rule, places, what in (
+            (RuleId.TOOLS_SCHEMA_NESTED_COMBINATOR, seen.nested_combinators, "composes below the root"),
+            (RuleId.TOOLS_SCHEMA_REF, seen.refs, "is a $ref"),
+            (RuleId.TOOLS_SCHEMA_DYNAMIC_REF, seen.dynamic_refs, "is a $dynamicRef"),
+            (RuleId.TOOLS_SCHEMA_BOOLEAN, seen.booleans, "where a sub-schema is expected"),
+        ):
+            if places:
+                self._find(rule, message, f"tool {label}: {places[0]} {what}{_more(places, 'place')}")
+        if seen.unportable:
+            path, why = seen.unportable[0]
+            more = _more(seen.unportable, "place")
             self._find(RuleId.TOOLS_SCHEMA_UNPORTABLE, message, f"tool {label}: {path} {why}{more}")
         return named
 
     def _find(self, rule: RuleId, message: Message, sentence: str) -> None:
-        self._out.find(rule, message.seq, message.stream, sentence, related_seq=None)
+        construct = CONSTRUCT_OF.get(rule)
+        clients = self._clients
+        if construct is None:
+            self._out.find(rule, message.seq, message.stream, sentence)
+        elif clients is None:
+            said = UNJUDGED.get(rule)
+            self._out.find(rule, message.seq, message.stream, f"{sentence}; {said}" if said else sentence)
+        else:
+            judged = self._verdicts.get(construct)
+            if judged is None:
+                judged = self._verdicts[construct] = verdict(construct, clients)
+            dropped_by, said = judged
+            self._out.find(
+                rule,
+                message.seq,
+                message.stream,
+                f"{sentence}: {said}" if said else sentence,
+                dropped_by=dropped_by,
+                judged=Severity.ERROR if dropped_by else Severity.INFO,
+            )
 
 
-def _walk(
-    root: dict[str, Any], where: str, is_input: bool
-) -> tuple[list[tuple[str, Any]], list[tuple[str, str]]]:
+@dataclass(slots=True)
+class Seen:
+    """What one walk of a schema found, each as the paths where it is."""
+
+    bad_required: list[tuple[str, Any]] = dataclasses.field(default_factory=list)  # (path, the value)
+    unportable: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (path, why)
+    nested_combinators: list[str] = dataclasses.field(default_factory=list)
+    refs: list[str] = dataclasses.field(default_factory=list)
+    dynamic_refs: list[str] = dataclasses.field(default_factory=list)
+    booleans: list[str] = dataclasses.field(default_factory=list)
+
+
+def _walk(root: dict[str, Any], where: str, is_input: bool) -> Seen:
     """Every ``required`` that is not an array of strings, and every place some clients refuse.
 
     Iterative with a node budget: a schema nested a thousand deep costs no recursion.
     """
-    bad_required: list[tuple[str, Any]] = []
-    unportable: list[tuple[str, str]] = []
+    seen = Seen()
+    bad_required, unportable = seen.bad_required, seen.unportable
     if is_input:
         unportable.extend(
             (f"{where}.{key}", "is a top-level keyword some clients refuse")
@@ -196,9 +287,7 @@ def _walk(
         nodes += 1
         if isinstance(node, bool):
             if under in BOOLEAN_UNPORTABLE:
-                unportable.append(
-                    (path, f"is the boolean {json_text(node)}, where some clients want a schema object")
-                )
+                seen.booleans.append(f"{path} is the boolean {json_text(node)}")
             continue
         if not isinstance(node, dict):
             continue
@@ -206,10 +295,17 @@ def _walk(
         if not _strings(required) and not (draft_03 and path != where):
             bad_required.append((f"{path}.required", required))
         ref = node.get("$ref")
-        if isinstance(ref, str) and not _resolves(root, ref):
-            unportable.append(
-                (f"{path}.$ref", f"is {json_text(ref)}, which does not resolve inside the schema")
-            )
+        if isinstance(ref, str):
+            if _resolves(root, ref):
+                seen.refs.append(f"{path}.$ref")
+            else:
+                unportable.append(
+                    (f"{path}.$ref", f"is {json_text(ref)}, which does not resolve inside the schema")
+                )
+        if isinstance(node.get("$dynamicRef"), str):
+            seen.dynamic_refs.append(f"{path}.$dynamicRef")
+        if path != where:
+            seen.nested_combinators.extend(f"{path}.{key}" for key in COMBINATORS if key in node)
         children: list[tuple[Any, str, str | None]] = []
         for key in ONE:
             if key in node:
@@ -223,7 +319,7 @@ def _walk(
             if isinstance(value, dict):
                 children.extend((sub, f"{path}.{key}{_segment(name)}", key) for name, sub in value.items())
         stack.extend(reversed(children))
-    return bad_required, unportable
+    return seen
 
 
 def _strings(value: Any) -> bool:
