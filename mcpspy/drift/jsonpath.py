@@ -38,6 +38,47 @@ def render_path(path: JsonPath) -> str:
     return "".join(parts)
 
 
+#: The members that name an item of a list (tools and prompts by name, resources by uri).
+NAMING_KEYS = ("name", "uri", "uriTemplate")
+
+
+def render_named_path(path: JsonPath, *roots: object) -> str:
+    """``render_path``, with each index into a list of named items shown by the item's name.
+
+    ``$.result.tools[name=slow_count].description``: the first of ``roots`` (the old value, then
+    the new) that has a named item at that place names it; an index with no name stays an index.
+    """
+    parts = ["$"]
+    nodes = list(roots)
+    for step in path:
+        if isinstance(step, int):
+            parts.append(_named_index(step, nodes))
+        elif _PLAIN_KEY.match(step):
+            parts.append(f".{step}")
+        else:
+            parts.append(f"[{orjson.dumps(step).decode()}]")
+        nodes = [_child(node, step) for node in nodes]
+    return "".join(parts)
+
+
+def _named_index(index: int, nodes: list[object]) -> str:
+    for node in nodes:
+        item = _child(node, index)
+        if isinstance(item, dict):
+            for key in NAMING_KEYS:
+                name = item.get(key)
+                if isinstance(name, str):
+                    shown = name if _PLAIN_KEY.match(name) else orjson.dumps(name).decode()
+                    return f"[{key}={shown}]"
+    return f"[{index}]"
+
+
+def _child(node: object, step: str | int) -> object:
+    if isinstance(step, int):
+        return node[step] if isinstance(node, list) and 0 <= step < len(node) else None
+    return node.get(step) if isinstance(node, dict) else None
+
+
 class _Any:
     """The ``*`` selector: any one key or index."""
 

@@ -17,7 +17,7 @@ from typing import Any
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState
 from mcpspy.capture.records import Stream
-from mcpspy.drift.jsonpath import PathSet
+from mcpspy.drift.jsonpath import PathSet, render_named_path
 from mcpspy.drift.structural import MISSING, Change, Difference, diff, prune
 
 ALWAYS_IGNORED = ("$.id",)
@@ -44,6 +44,8 @@ class ExchangeDiff:
     new_seq: int | None  # and in the new one (None: the replay never got that far)
     note: str | None = None  # what happened instead of a comparable reply
     differences: list[Difference] = field(default_factory=list)
+    # Each difference's place, a named list's item by its name: $.result.tools[name=slow_count].description
+    places: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,12 @@ def _compare(
         return replace(base, note="no reply (the recording had one)")
     if old_reply is MISSING:
         whole = Difference((), Change.ADDED, MISSING, new_reply)
-        return replace(base, note="answered now (the recording had no reply)", differences=[whole])
-    differences = diff(prune(old_reply, ignored), prune(new_reply, ignored))
-    return replace(base, differences=differences) if differences else None
+        return replace(
+            base, note="answered now (the recording had no reply)", differences=[whole], places=["$"]
+        )
+    old_kept, new_kept = prune(old_reply, ignored), prune(new_reply, ignored)
+    differences = diff(old_kept, new_kept)
+    if not differences:
+        return None
+    places = [render_named_path(d.path, old_kept, new_kept) for d in differences]
+    return replace(base, differences=differences, places=places)

@@ -31,8 +31,9 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     return visible_line(text)
 
 
-def describe(d: Difference) -> str:
-    where = visible_line(render_path(d.path))
+def describe(d: Difference, place: str | None = None) -> str:
+    """One difference; ``place`` names its path (an item of a named list by its name)."""
+    where = visible_line(place if place is not None else render_path(d.path))
     if d.change is Change.ADDED:
         return f"{where}: added {show_value(d.new)}"
     if d.change is Change.REMOVED:
@@ -56,7 +57,7 @@ def text_report(result: ReplayComparison, recorded: str, capture: str) -> str:
         lines.append(exchange_title(x))
         if x.note is not None:
             lines.append(f"  {x.note}")
-        lines.extend(f"  {describe(d)}" for d in x.differences)
+        lines.extend(f"  {describe(d, place)}" for d, place in zip(x.differences, _places(x), strict=True))
     lines.append("")
     lines.append(f"recorded: {visible_line(recorded)}")
     lines.append(f"replayed: {visible_line(capture)}")
@@ -91,14 +92,20 @@ def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:
                 "differences": [
                     {
                         "path": render_path(d.path),
+                        "named_path": place,
                         "change": d.change.value,
                         "old": json_safe(d.old),
                         "new": json_safe(d.new),
                     }
-                    for d in x.differences
+                    for d, place in zip(x.differences, _places(x), strict=True)
                 ],
             }
             for x in result.changed
         ],
     }
     return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _places(x: ExchangeDiff) -> list[str]:
+    """Each difference's named place (the plain path where the comparison named none)."""
+    return x.places if len(x.places) == len(x.differences) else [render_path(d.path) for d in x.differences]

@@ -68,7 +68,8 @@ def test_a_changed_description_and_result_are_named_by_exchange_and_path(tmp_pat
     assert done.returncode == 1, done.stderr
     assert "3 exchanges replayed: 2 differ" in done.stdout
     assert "tools/list id 1 (recorded #4, replayed #" in done.stdout
-    assert '  $.result.tools[0].description: "Add numbers." → "Add two numbers."' in done.stdout
+    # An item of a named list is named by its name (issue 27), not by its index.
+    assert '  $.result.tools[name=sum].description: "Add numbers." → "Add two numbers."' in done.stdout
     assert "tools/call id 2 (recorded #6, replayed #" in done.stdout
     assert '  $.result.content[0].text: "5" → "6"' in done.stdout
 
@@ -100,7 +101,13 @@ def test_json_format_and_options_either_side_of_the_capture(tmp_path: Path) -> N
     (changed,) = report["exchanges"]
     assert (changed["method"], changed["id"], changed["recorded_seq"]) == ("tools/call", 2, 6)
     assert changed["differences"] == [
-        {"path": "$.result.content[0].text", "change": "changed", "old": "5", "new": "6"}
+        {
+            "path": "$.result.content[0].text",
+            "named_path": "$.result.content[0].text",  # content items have no name
+            "change": "changed",
+            "old": "5",
+            "new": "6",
+        }
     ]
 
 
@@ -196,3 +203,16 @@ def test_a_capture_replayed_against_its_own_mock_is_the_same(tmp_path: Path) -> 
     capture = session(tmp_path)
     done = replay(tmp_path, capture, "--", *MCPSPY, "mock", str(capture), "--strict")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_named_item_is_named_by_its_name_hostile_or_not() -> None:
+    from mcpspy.drift.jsonpath import render_named_path
+
+    old = {"result": {"tools": [{"name": "slow_count", "description": "a"}, {"name": "a b\x1b[2J"}]}}
+    assert render_named_path(("result", "tools", 0, "description"), old) == (
+        "$.result.tools[name=slow_count].description"
+    )
+    assert render_named_path(("result", "tools", 1), old) == '$.result.tools[name="a b\\u001b[2J"]'
+    added = {"result": {"resources": [{"uri": "file:///a"}]}}  # only in the new reply
+    assert render_named_path(("result", "resources", 0), {}, added) == '$.result.resources[uri="file:///a"]'
+    assert render_named_path(("result", "content", 0, "text"), old) == "$.result.content[0].text"
