@@ -296,12 +296,16 @@ async def diff_sessions(call: Call, args: dict[str, Any]) -> Result:
 
         if ("b" in args) == ("baseline" in args):
             raise ToolInputError("Give either b or baseline, not both and not neither.")
+
+        def session(ref: str) -> tuple[str, Any]:
+            return load_session(str(call.store.find(ref).path), call.store.home)
+
         try:
-            a_name, a = load_session(call.store.find(args["a"]).path.as_posix(), call.store.home)
-            if "baseline" in args:
-                b_name, b = args["baseline"], load_baseline(Path(args["baseline"]).expanduser())
+            if "baseline" in args:  # the baseline is what was; session a is what is
+                a_name, a = args["baseline"], load_baseline(Path(args["baseline"]).expanduser())
+                b_name, b = session(args["a"])
             else:
-                b_name, b = load_session(call.store.find(args["b"]).path.as_posix(), call.store.home)
+                (a_name, a), (b_name, b) = session(args["a"]), session(args["b"])
         except Unreadable as exc:
             raise ToolInputError(f"{visible_line(str(exc))[:300]}.") from None
         result = compare_surfaces(a, b)
@@ -437,9 +441,9 @@ TOOLS: list[Tool] = [
         "compared: tools, schemas, prompts, resources, capabilities.",
         s.obj(
             {
-                "a": s.string("the earlier session"),
-                "b": s.string("the later session"),
-                "baseline": s.string("or a baseline file (mcpspy diff --save-baseline)"),
+                "a": s.string("a session"),
+                "b": s.string("a later session"),
+                "baseline": s.string("or a baseline file (mcpspy diff --save-baseline) to compare a with"),
             },
             ("a",),
         ),

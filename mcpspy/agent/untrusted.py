@@ -37,12 +37,14 @@ def text(value: str) -> str:
 def cut(data: bytes, limit: int) -> tuple[str, bool]:
     """``data`` shown as text and cut to at most ``limit`` bytes of it; whether anything was cut.
 
-    The cut falls on a character boundary; invalid UTF-8 shows as ``\\xNN``.
+    The cut falls before a character, never inside one; invalid UTF-8 shows as ``\\xNN``.
     """
     if len(data) <= limit:
         return visible_line(data.decode("utf-8", "backslashreplace")), False
-    head = data[:limit].decode("utf-8", "ignore") if limit > 0 else ""
-    return visible_line(head), True
+    end = max(limit, 0)
+    while end > 0 and end > limit - 3 and data[end] & 0xC0 == 0x80:  # a continuation byte
+        end -= 1
+    return visible_line(data[:end].decode("utf-8", "backslashreplace")), True
 
 
 def value_text(value: Any) -> str:
