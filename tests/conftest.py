@@ -85,4 +85,3 @@ def mcpspy_on_path(directory: Path) -> dict[str, str]:
     launcher.write_text(f'#!/bin/sh\nexec {sys.executable} -m mcpspy "$@"\n')
     launcher.chmod(0o755)
     return {**os.environ, "PATH": f"{directory}:{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
-
