@@ -91,10 +91,16 @@ class AgentServer:
         add("resources/read", types.ReadResourceRequestParams, self.read_resource)
         add("prompts/list", types.PaginatedRequestParams, self.list_prompts)
         add("prompts/get", types.GetPromptRequestParams, self.get_prompt)
+        self.server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self.initialized
+        )
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and not self.legacy_sessions:
             self.legacy_sessions.append(ctx.session)
+
+    async def initialized(self, ctx: ServerRequestContext[Any], params: Any) -> None:
+        self._remember(ctx)
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
         self._remember(ctx)

@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json", "junit", "sarif"),
+        choices=("text", "json", "junit", "sarif", "html"),
         default="text",
         help="report format (default: text)",
     )
@@ -168,6 +168,7 @@ FORMATS: dict[str, Callable[[], Callable[[CheckRun], str]]] = {
     "json": _renderer("mcpspy.check.json_", "render_check_json"),
     "junit": _renderer("mcpspy.export.junit", "render_check_junit"),
     "sarif": _renderer("mcpspy.export.sarif", "render_check_sarif"),
+    "html": _renderer("mcpspy.check.html", "render_check_html"),
     "badge": _renderer("mcpspy.check.badge", "render_check_badge"),
 }
 
