@@ -4,6 +4,7 @@ the client hears of new sessions (list_changed) in both eras."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import anyio
 import pytest
 from mcp import types
 
-from tests.agent.helpers import agent, make_demo
+from tests.agent.helpers import agent, call, make_demo
 from tests.conftest import MCPSPY
 
 TOOLS_LIST = {"jsonrpc": "2.0", "method": "tools/list", "params": {"_meta": {
@@ -108,3 +109,37 @@ async def test_a_new_session_is_announced(tmp_path: Path, mode: str) -> None:
                     async for _event in subscription:
                         break
         assert len((await client.list_resources()).resources) == 1
+
+
+def capture_being_written(path: Path, pid: int) -> None:
+    """A capture whose proxy (``pid``) has written a request and half of the next record."""
+    header = {"format": "1.1", "session": "20261204T100000.000Z-growing-1", "started": "2026-12-04T10:00:00.000Z",
+              "command": ["growing"], "name": "growing", "cwd": "/", "mcpspy": "0.1.0", "pid": pid}  # fmt: skip
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    lines = [header, {"seq": 1, "t": 0.01, "stream": "c2s", "text": json.dumps(request)}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"seq":2,"t":0.02,"str')
+
+
+async def test_a_capture_being_written_is_read_as_the_tui_reads_it(tmp_path: Path) -> None:
+    """Live: the half-written record waits and the request is still pending; once its proxy is gone,
+    the same file ends torn and the request unanswered (as report says)."""
+    live, ended = tmp_path / "live", tmp_path / "ended"
+    live.mkdir()
+    ended.mkdir()
+    capture_being_written(live / "growing.jsonl", os.getpid())
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    capture_being_written(ended / "growing.jsonl", int(gone.stdout))
+    async with agent(live) as client:
+        report = await call(client, "session_report")
+        exchange = await call(client, "get_exchange", id="1")
+    assert report["session"]["live"] is True and report["never_answered"] == 1
+    assert not {"capture.torn-line", "pairing.unanswered"} & {f["rule"] for f in report["findings"]}
+    assert exchange["state"] == "pending"
+    async with agent(ended) as client:
+        report = await call(client, "session_report")
+        exchange = await call(client, "get_exchange", id="1")
+    assert report["session"]["live"] is False
+    assert {"capture.torn-line", "pairing.unanswered"} <= {f["rule"] for f in report["findings"]}
+    assert exchange["state"] == "unanswered"
