@@ -117,8 +117,10 @@ class HeaderText:
     escaped: tuple[str, ...]
 
 
-def header_text(command: Sequence[str], cwd: str, name: str | None, redact: bool = True) -> HeaderText:
+def header_text(command: Sequence[str], cwd: str | None, name: str | None, redact: bool = True) -> HeaderText:
     """The header's strings, storable and (with ``redact``) without credentials; ``name``: --name, if given.
+
+    ``cwd`` is None when the directory was deleted from under mcpspy (stored as "").
 
     Without ``--name`` the session is named after the stored command, so a
     secret passed as an argument never names the capture file either.
@@ -132,11 +134,11 @@ def header_text(command: Sequence[str], cwd: str, name: str | None, redact: bool
         return text
 
     stored = tuple(store("command", arg) for arg in command)
-    stored_cwd = store("cwd", cwd)
+    stored_cwd = store("cwd", cwd or "")
     if redact:
         stored, stored_cwd = redact_command(stored), redact_text(stored_cwd)
     if name is None:
-        name = server_name([arg for arg in stored if not is_marker(arg)])
+        name = server_name([arg for arg in stored if not is_marker(arg)], stored_cwd or None)
     else:
         name = store("name", name)
         name = redact_text(name) if redact else name

@@ -64,7 +64,7 @@ class Session:
     def __init__(self, config: ProxyConfig, stderr: SharedStderr) -> None:
         started = datetime.now(UTC)
         t0 = time.monotonic()
-        text = header_text(config.command, _cwd(), config.name or None, config.redaction.enabled)
+        text = header_text(config.command, current_dir(), config.name or None, config.redaction.enabled)
         path, private = capture_path(config, started, text.name)
         header = Header(
             format=FORMAT_VERSION,
@@ -111,13 +111,6 @@ class Session:
             self._log.close()
         if self._otlp is not None:
             self._stderr.say(f"otlp: {self._otlp.close()}")
-
-
-def _cwd() -> str:
-    try:
-        return os.getcwd()
-    except OSError:  # the directory was removed: the server still starts, in it
-        return ""
 
 
 def _open_log(target: str, stderr: SharedStderr) -> LogSink | None:
@@ -241,3 +234,11 @@ def _count(item: Recorded) -> int:
     if isinstance(item, LineBatch):
         return len(item.lines)
     return 1 if isinstance(item, LifecycleRecord) else 0
+
+
+def current_dir() -> str | None:
+    """The working directory, or None when it has been deleted from under us (the server starts anyway)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
