@@ -34,6 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpspy import __version__
 from mcpspy.agent import resources
+from mcpspy.agent.framing import AnsweringUnreadable
 from mcpspy.agent.schemas import checked
 from mcpspy.agent.sessions import SessionStore, ToolInputError
 from mcpspy.agent.tools import BY_NAME, TOOLS, Call
@@ -190,7 +191,7 @@ class AgentServer:
         options = self.server.create_initialization_options(NotificationOptions(resources_changed=True))
         async with stdio_server() as (read, write), anyio.create_task_group() as group:
             group.start_soon(self.watch_sessions)
-            await self.server.run(read, write, options)
+            await self.server.run(AnsweringUnreadable(read, write), write, options)
             group.cancel_scope.cancel()
 
 
