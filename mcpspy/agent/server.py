@@ -34,6 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpspy import __version__
 from mcpspy.agent import resources
+from mcpspy.agent.framing import AnsweringUnreadable
 from mcpspy.agent.schemas import checked
 from mcpspy.agent.sessions import SessionStore, ToolInputError
 from mcpspy.agent.tools import BY_NAME, TOOLS, Call
@@ -91,10 +92,16 @@ class AgentServer:
         add("resources/read", types.ReadResourceRequestParams, self.read_resource)
         add("prompts/list", types.PaginatedRequestParams, self.list_prompts)
         add("prompts/get", types.GetPromptRequestParams, self.get_prompt)
+        self.server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self.initialized
+        )
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and not self.legacy_sessions:
             self.legacy_sessions.append(ctx.session)
+
+    async def initialized(self, ctx: ServerRequestContext[Any], params: Any) -> None:
+        self._remember(ctx)
 
     async def list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
         self._remember(ctx)
@@ -184,7 +191,7 @@ class AgentServer:
         options = self.server.create_initialization_options(NotificationOptions(resources_changed=True))
         async with stdio_server() as (read, write), anyio.create_task_group() as group:
             group.start_soon(self.watch_sessions)
-            await self.server.run(read, write, options)
+            await self.server.run(AnsweringUnreadable(read, write), write, options)
             group.cancel_scope.cancel()
 
 

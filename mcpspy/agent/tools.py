@@ -277,7 +277,7 @@ async def check_server(call: Call, args: dict[str, Any]) -> Result:
     out |= {"checks_not_passed": checks, "findings": findings}
     said = (
         f"mcpspy check: {counts['pass']} passed, {counts['warn']} warnings, {counts['fail']} failed, "
-        f"{counts['skip']} skipped; each era's capture is a session (see captures)."
+        f"{counts['skip']} skipped; each era's capture path (captures) names its session."
     )
     return out, said
 

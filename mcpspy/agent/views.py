@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.agent.untrusted import CAPTURED, captured, cut, text, value_text
+from mcpspy.agent.untrusted import captured, cut, text, value_text
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
@@ -64,11 +64,6 @@ def finding_object(finding: Finding, summary: Summary) -> dict[str, Any]:
         "fix": rule.fix,
         "source": public_source(rule.source),
     } | captured(detail=text(finding.message), line=line)
-
-
-def findings_of(summary: Summary, at_least: Severity, limit: int) -> list[dict[str, Any]]:
-    chosen = [f for f in summary.findings if f.severity >= at_least]
-    return [finding_object(f, summary) for f in chosen[:limit]]
 
 
 def session_head(info: SessionInfo) -> dict[str, Any]:
@@ -149,6 +144,3 @@ def exchange_object(session: str, exchange: Exchange, summary: Summary, max_byte
         "late_replies": [message_object(session, m, max_bytes) for m in late],
         "findings": [finding_object(f, summary) for f in findings],
     } | captured(method=text(exchange.method), id=value_text(exchange.id))
-
-
-__all__ = ["CAPTURED", "DEFAULT_MAX_BYTES"]

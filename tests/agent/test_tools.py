@@ -137,8 +137,10 @@ async def test_check_server_runs_mcpspy_check_on_the_command(demo_home: Path, tm
         assert checked["failed"] is True
         assert "stdout.not-json" in {f["rule"] for f in checked["findings"]}
         assert set(checked["captures"]) == {"modern", "legacy"}
-        sessions = await call(client, "list_sessions")  # each era's capture is a session of its own
-        assert sessions["total"] == 2
+        modern = await call(
+            client, "session_report", session=checked["captures"]["modern"]
+        )  # a capture by path
+        assert "stdout.not-json" in {f["rule"] for f in modern["findings"]}
         timed_out = await tool_error(
             client, "check_server", command=[sys.executable, "-c", "import time; time.sleep(60)"], timeout=1
         )
