@@ -33,6 +33,7 @@ class Subcommand:
 def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
     from mcpspy import completion
+    from mcpspy.agent import command as agent
     from mcpspy.check import command as check
     from mcpspy.clients import command as clients
     from mcpspy.config import command as config
@@ -80,6 +81,11 @@ def subcommands() -> dict[str, Subcommand]:
         "check": Subcommand(
             "test a server with a scripted client in both eras, for CI", check.add_arguments, check.run
         ),
+        "mcp": Subcommand(
+            "an MCP server (stdio) that hands the sessions and checks to an agent; needs mcpspy[mcp]",
+            agent.add_arguments,
+            agent.run,
+        ),
         "completion": Subcommand(
             "a shell completion script: bash, zsh or fish", completion.add_arguments, completion.run
         ),
@@ -111,6 +117,7 @@ COMMAND_NAMES = frozenset(
         "diff",
         "check",
         "stats",
+        "mcp",
         "completion",
         "clients",
     }
@@ -138,6 +145,7 @@ commands:
   replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
   diff A B                tools, prompts, resources, capabilities: what drifted
   check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
+  mcp                     an MCP server for agents: sessions, findings, checks (mcpspy[mcp])
   completion SHELL        a completion script for bash, zsh or fish
   clients [NAME]          the client profiles: what each client drops, and the sources
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mcpspy.cli import COMMAND_NAMES
-from tests.conftest import MCPSPY
+from tests.conftest import MCPSPY, mcpspy_on_path
 
 needs = {
     shell: pytest.mark.skipif(shutil.which(shell) is None, reason=f"{shell} is not installed")
@@ -22,19 +20,9 @@ needs = {
 @pytest.fixture
 def shell_env(tmp_path: Path) -> dict[str, str]:
     """A PATH whose `mcpspy` is this checkout's, and a sessions dir holding one session named helpdesk."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    launcher = bin_dir / "mcpspy"
-    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} -m mcpspy "$@"\n')
-    launcher.chmod(0o755)
     home = tmp_path / "sessions"
     subprocess.run([*MCPSPY, "--home", str(home), "--name", "helpdesk", "--", "true"], check=True, timeout=60)
-    return {
-        **os.environ,
-        "PATH": f"{bin_dir}:{os.environ['PATH']}",
-        "MCPSPY_HOME": str(home),
-        "PYTHONPATH": str(Path(__file__).parents[1]),
-    }
+    return {**mcpspy_on_path(tmp_path / "bin"), "MCPSPY_HOME": str(home)}
 
 
 def script(shell: str, tmp_path: Path) -> Path:
