@@ -199,6 +199,13 @@ _ROWS = [
         "Answer a request whose id is not a string or integer with -32600 and a null id, and keep serving.",
     ),
     CheckSpec(
+        "robust.string-id",
+        "a request with a string id (that reads as a number) is answered with that string",
+        BOTH,
+        f"{BASE} §Requests (string or integer ids); {JSONRPC} (the same value as the request's id)",
+        'Echo each request\'s id exactly as sent: "7" stays the string "7", never the number 7.',
+    ),
+    CheckSpec(
         "pipeline.ten",
         "ten requests sent at once are all answered, each paired by its id",
         BOTH,

@@ -29,6 +29,7 @@ LONG_LINE = 1 << 20  # bytes of padding in the long-line probe
 PADDING_KEY = "dev.mcpspy/padding"
 UNKNOWN_METHOD = "mcpspy/no-such-method"
 PIPELINED = 10
+STRING_ID = "9007"  # a string that reads as a number: the id a server that coerces ids gets wrong
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,24 @@ class Script:
                 )
             else:
                 verdict.message = "ignored the request with an object id and kept serving"
+
+    def string_id(self, method: str, params: dict[str, Any]) -> None:
+        """A client may use string ids: the reply must carry the string, not a number read from it."""
+        with self.step("robust.string-id") as verdict:
+            sent = self.request(method, params, request_id=STRING_ID)
+            if sent.reply is not None:
+                verdict.message = f'answered the string id "{STRING_ID}" with the same string'
+                return
+            coerced = self.d.reply(int(STRING_ID))
+            if coerced is None:
+                self.no_reply(verdict, sent, f'{method} with the string id "{STRING_ID}"')
+                return
+            verdict.message = (
+                f'echoed the string id "{STRING_ID}" as the number {STRING_ID}: a client that uses '
+                "string ids never gets its reply"
+            )
+            verdict.problems.append(Problem(E, verdict.message, coerced.evidence))
+            self.excused |= {("pairing.unknown-id", coerced.evidence)}
 
     def pipelined(self, method: str, params: dict[str, Any]) -> None:
         """Ten requests in one write: even ones must succeed, odd ones get -32601; each by its id."""

@@ -69,6 +69,7 @@ class LegacyScript(Script):
                 (("robust.parse-error", "robust.after-malformed"), self.malformed_line),
                 (("robust.long-line",), lambda: self.long_line(method, params)),
                 (("robust.id-type",), lambda: self.odd_id(method, params)),
+                (("robust.string-id",), lambda: self.string_id(method, params)),
                 (("pipeline.ten",), lambda: self.pipelined(method, params)),
                 (("cancel.in-flight",), lambda: self.cancel_in_flight(method, params)),
             ]

@@ -68,6 +68,7 @@ class ModernScript(Script):
                 (("robust.parse-error", "robust.after-malformed"), self.malformed_line),
                 (("robust.long-line",), lambda: self.long_line(method, params)),
                 (("robust.id-type",), lambda: self.odd_id(method, params)),
+                (("robust.string-id",), lambda: self.string_id(method, params)),
                 (("pipeline.ten",), lambda: self.pipelined(method, params)),
                 (("cancel.in-flight",), lambda: self.cancel_in_flight(method, params)),
             ]
@@ -88,6 +89,13 @@ class ModernScript(Script):
                 return None
             if sent.error is not None:
                 said = f"server/discover got error {shown(sent.code)} ({shown(sent.error.get('message'))})"
+                if sent.code == -32601 and not self.options.explicit and self._served_anyway():
+                    verdict.message = (
+                        f"{said}, yet a {VERSION} tools/list was served: a {VERSION} server must implement "
+                        "server/discover (discover.not-implemented), it is not a legacy-only server"
+                    )
+                    verdict.problems.append(Problem(E, verdict.message, sent.reply.evidence))
+                    return {}
                 self._not_spoken(verdict, said, sent.reply.evidence)
                 return None
             result = sent.result
@@ -121,6 +129,11 @@ class ModernScript(Script):
                 f"supports {shown(versions)}; capabilities: {shown_text(declared)}{cache_text(result)}"
             )
             return capabilities
+
+    def _served_anyway(self) -> bool:
+        """After -32601 to server/discover, one 2026-07-28 request anyway: is the era served without it?"""
+        sent = self.request("tools/list", {"_meta": meta()})
+        return isinstance(sent.result, dict)
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Any) -> None:
         """The server does not answer server/discover: a legacy server, unless this era was asked for."""

@@ -122,3 +122,24 @@ def test_fail_on_sets_the_exit_code(tmp_path: Path) -> None:
     assert run_check(tmp_path, warned, "--era", "legacy", "--fail-on", "warning", *FAST).returncode == 1
     failed = faulty("banner")
     assert run_check(tmp_path, failed, "--era", "legacy", "--fail-on", "never", *FAST).returncode == 0
+
+
+def test_a_server_serving_2026_without_discover_is_not_legacy_only(tmp_path: Path) -> None:
+    """-32601 to server/discover, then one 2026-07-28 request anyway (issue 27)."""
+    result = run_check(tmp_path, faulty("discover-missing"), "--era", "both", *FAST)
+    assert result.returncode == 1
+    discover = result.check("discover.result", M)
+    assert discover["status"] == "fail" and "discover.not-implemented" in discover["message"]
+    assert "discover.not-implemented" in {f["id"] for f in result.report["findings"]}
+    # and a legacy-only server, which serves nothing of 2026-07-28, is still told apart
+    assert run_check(tmp_path, faulty("no-discover"), *FAST).check("discover.result", M)["status"] == "skip"
+
+
+def test_a_server_that_coerces_string_ids_fails_the_string_id_check(tmp_path: Path) -> None:
+    bad = run_check(tmp_path, faulty("coerces-string-ids"), *FAST)
+    assert bad.returncode == 1
+    for era in (M, L):
+        check = bad.check("robust.string-id", era)
+        assert check["status"] == "fail" and 'the string id "9007" as the number 9007' in check["message"]
+    good = run_check(tmp_path, faulty(), *FAST)
+    assert {good.status("robust.string-id", era) for era in (M, L)} == {"pass"}

@@ -48,6 +48,8 @@ FAULTS = {
     "no-server-info": "the initialize result has no serverInfo",
     "call-no-content": "a tools/call result without content",
     "pings-client": "(legal) pings the client after notifications/initialized, in the legacy era",
+    "coerces-string-ids": "echoes a string id that reads as a number as that number",
+    "discover-missing": "serves 2026-07-28 requests, but server/discover gets -32601",
 }
 VERSION = "2026-07-28"
 MISPAIRED_AT = 3  # replies held from one read before mispairs swaps their ids
@@ -124,6 +126,8 @@ class Server:
             print(f"faulty: the client answered {message.get('id')!r}", file=sys.stderr, flush=True)
             return
         request_id = message["id"]
+        if "coerces-string-ids" in self.faults and isinstance(request_id, str) and request_id.isdigit():
+            request_id = int(request_id)
         if type(request_id) not in (str, int):
             if "dies-on-odd-id" in self.faults:
                 raise SystemExit(f"faulty: cannot use id {request_id!r}")
@@ -161,7 +165,9 @@ class Server:
             self.unknown(request_id, method)
 
     def modern_request(self, request_id: Any, method: Any, params: dict[str, Any]) -> None:
-        if "no-discover" in self.faults:
+        if "no-discover" in self.faults or (
+            "discover-missing" in self.faults and method == "server/discover"
+        ):
             self.fail(request_id, -32601, f"Method not found: {method}")
             return
         meta = params.get("_meta") if isinstance(params, dict) else None
