@@ -34,6 +34,7 @@ class Reporter:
     def __init__(self, retain: bool = True) -> None:
         self.retain = retain
         self.messages: list[Message] = []
+        self.exchanges: list[Exchange] = []  # every request's, in sending order (none when lean)
         self.findings: list[Finding] = []
         self.events: list[AnalysisEvent] = []
         self.by_seq: dict[int, Message] = {}
@@ -54,6 +55,10 @@ class Reporter:
                 while len(recent) > RECENT_MESSAGES:
                     self.by_seq.pop(recent.popleft(), None)
         self.events.append(MessageSeen(message))
+
+    def opened(self, exchange: Exchange) -> None:
+        if self.retain:
+            self.exchanges.append(exchange)
 
     def updated(self, exchange: Exchange) -> None:
         self.events.append(ExchangeUpdated(exchange))

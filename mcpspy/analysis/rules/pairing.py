@@ -18,10 +18,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import params_of
-from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
+from mcpspy.analysis.message_fields import held_of, params_of, request_version
+from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.capture.records import Stream
 
 LONG_LIVED = frozenset({"subscriptions/listen"})
@@ -31,6 +32,7 @@ C2S, S2C = Stream.C2S, Stream.S2C
 ERROR_RESPONSE = Kind.ERROR_RESPONSE
 ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
 LOST, UNKNOWN = ExchangeState.LOST, ExchangeState.UNKNOWN
+LEGACY = Era.LEGACY
 
 
 @dataclass(slots=True)
@@ -75,8 +77,9 @@ class IdSpace:
 
 
 class Pairing:
-    def __init__(self, out: Reporter, recent: int | None = None) -> None:
+    def __init__(self, out: Reporter, era: EraTracker, recent: int | None = None) -> None:
         self._out = out
+        self._era = era  # before 2026-07-28, an answered id is spent
         self._recent = recent  # answered requests remembered per direction (None: all)
         self._client = IdSpace()
         self._server = IdSpace()
@@ -128,12 +131,17 @@ class Pairing:
 
     # --- requests and responses
 
-    def request(self, message: Message, forbid_reuse: bool = False) -> Exchange:
-        """Open the exchange of a request; ``forbid_reuse`` (legacy revisions): an answered id is spent."""
+    def request(self, message: Message) -> None:
+        """Open the exchange of a request (``message.exchange``), holding what its reply is judged with."""
         stream, method, request_id = message.stream, message.method or "", message.id
         long_lived = method in LONG_LIVED
         exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
+        if stream is C2S:
+            exchange.version = request_version(message)  # its reply is held to it too
+        exchange.held = held_of(message)
         message.exchange = exchange
+        self._out.opened(exchange)
+        forbid_reuse = self._era.era is LEGACY  # legacy revisions: an answered id is spent
         space = self._sent_on(stream)
         if valid_id(request_id):
             first = space.pending.get(request_id)
@@ -159,10 +167,17 @@ class Pairing:
                 if not long_lived:
                     space.sent_order.append(exchange)
                     space.not_yet_slow.append(exchange)
-        return exchange
 
-    def response(self, message: Message) -> Exchange | None:
-        """Pair a response; the exchange when it answers a pending request, None for a stray one."""
+    def response(self, message: Message) -> bool:
+        """Pair a response (``message.exchange``); True when it answers nothing, so no rule reads on."""
+        return self._response(message) is None
+
+    def release(self, message: Message) -> None:
+        """The reply has been judged: its request's held fields are no longer needed."""
+        if message.exchange is not None:
+            message.exchange.held = None
+
+    def _response(self, message: Message) -> Exchange | None:
         stream = message.stream
         key = message.id
         if not valid_id(key):
@@ -273,6 +288,7 @@ class Pairing:
         space.close(key, exchange, self._recent)
         exchange.state = CANCELLED
         exchange.cancel_seq = message.seq
+        exchange.held = None
         self._out.updated(exchange)
 
     # --- the passing of time and the end
@@ -305,6 +321,7 @@ class Pairing:
         for exchange in exchanges:
             self._sent_on(exchange.stream).pending.pop(exchange.id, None)
             exchange.state = ExchangeState.UNANSWERED
+            exchange.held = None
             self._given_up.append(exchange)
             self._out.updated(exchange)
 
