@@ -179,18 +179,22 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
 
 
 RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
+PENDING_BOUND = 100_000  # lean mode: requests kept pending per direction; past it the oldest become unknown
 
 
 class Analyzer:
     """``retain=False`` is the lean mode of the proxy's ``--log``: no history, the same findings.
 
-    It keeps what pairing and the rules need (pending requests and what their
-    replies are judged by, the last ``RECENT_EXCHANGES`` answered ones of each
-    direction, the progress tokens of those) and counts instead of lists:
-    ``messages``, ``findings``, ``exchanges`` and ``lifecycle`` stay empty,
-    ``message_count`` and ``finding_counts`` say how many. The one difference: a
-    reply (or a progress notification, or a cancel) about a request answered more
-    than ``RECENT_EXCHANGES`` requests ago is judged as if that request were unknown.
+    It keeps what pairing and the rules need (pending requests as their Exchange
+    and what their replies are judged by, never their messages; the last
+    ``RECENT_EXCHANGES`` answered ones of each direction, the progress tokens of
+    those) and counts instead of lists: ``messages``, ``findings``, ``exchanges``
+    and ``lifecycle`` stay empty, ``message_count`` and ``finding_counts`` say how
+    many. The differences, by design: a reply (or a progress notification, or a
+    cancel) about a request answered more than ``RECENT_EXCHANGES`` requests ago is
+    judged as if that request were unknown; and past ``PENDING_BOUND`` pending
+    requests a direction the oldest become unknown (pairing.pending-limit says how
+    many), so memory stays bounded whatever the traffic.
 
     ``schemas``: the result definitions the caller hands in (mcpspy/analysis_data.py
     reads the packaged ones); without them no result shape is checked.
@@ -202,10 +206,11 @@ class Analyzer:
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
+        bound = None if retain else PENDING_BOUND
         self._out = out = Reporter(retain)
         self._framing = Framing(out)
-        self._era = era = EraTracker(out)
-        self._pairing = pairing = Pairing(out, era, recent)
+        self._era = era = EraTracker(out, bound)
+        self._pairing = pairing = Pairing(out, era, recent, bound)
         self._modern = ModernRules(out, era)
         self._capabilities = Capabilities(out, era)
         self._progress = Progress(out, recent, pairing.is_pending)
@@ -231,15 +236,15 @@ class Analyzer:
             "shapes": Shapes(out, era, tool_schemas, schemas),
         }
 
-        def bound(names: list[str]) -> tuple[Hook, ...]:
+        def hooks(names: list[str]) -> tuple[Hook, ...]:
             return tuple(
                 getattr(families[family], method) for family, method in (n.split(".") for n in names)
             )
 
-        self._hooks = {key: bound(names) for key, names in HOOKS.items()}
-        self._unread = {key: bound(names) for key, names in UNREAD.items()}
-        self._before = bound(BEFORE_EVERY_MESSAGE)
-        self._after = bound(AFTER_EVERY_MESSAGE)
+        self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
+        self._unread = {key: hooks(names) for key, names in UNREAD.items()}
+        self._before = hooks(BEFORE_EVERY_MESSAGE)
+        self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
 

@@ -57,6 +57,15 @@ ROWS: list[Rule] = [
          f"{BASE} \u00a7Responses (derived)",
          bad="a request with no reply", good="every request answered",
          fix="Answer every request, with an error when it fails, before the session ends."),
+    Rule(RuleId.PAIRING_PENDING_LIMIT, W,
+         "More requests were pending at once than the lean analysis of --log and the live OpenTelemetry "
+         "export keeps a direction (100,000): the oldest were set aside as unknown, their replies not paired "
+         "and never called unanswered. The finding says how many.",
+         "mcpspy README \u00a7Reading a finding (--log: memory stays bounded)",
+         bad="1,000,000 requests sent, none answered (a server that echoes them, or has hung)",
+         good="requests answered, or cancelled once given up, as they come",
+         fix="Answer or cancel requests as they come; to judge every one of such a flood, run `mcpspy report` "
+         "on the capture, which keeps them all."),
     Rule(RuleId.CANCEL_UNKNOWN_REQUEST, W,
          "notifications/cancelled names a request that is not in flight; receivers ignore it.",
          "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",

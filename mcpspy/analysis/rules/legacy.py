@@ -10,6 +10,7 @@ that lacks _meta is rules/modern.py's; this file says which requests those are.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
@@ -23,17 +24,20 @@ LEGACY_REVISIONS = frozenset(REVISIONS[:4])
 
 
 class EraTracker:
-    def __init__(self, out: Reporter) -> None:
+    """``bound`` (lean mode): at most that many requests held while initialize is unanswered, the newest."""
+
+    def __init__(self, out: Reporter, bound: int | None = None) -> None:
         self._out = out
         self.era = Era.UNKNOWN
         self.protocol_version: str | None = None
-        self._held: list[Message] = []  # requests without _meta while initialize is unanswered
+        # Requests without _meta while initialize is unanswered (their Exchanges, not their messages).
+        self._held: deque[Exchange] = deque(maxlen=bound)
         self._initialize: Exchange | None = None
         self._initialize_ok = False  # an initialize got a result in this process
         self._initialized_sent = False
         self._initialized_flagged = False
         self.lacks_meta = False  # the client request just seen lacks the _meta 2026-07-28 asks for
-        self.released: list[Message] = []  # requests held, found to lack _meta when initialize was answered
+        self.released: list[Exchange] = []  # requests held, found to lack _meta when initialize was answered
 
     @property
     def handshake_open(self) -> bool:
@@ -115,8 +119,8 @@ class EraTracker:
                 )
             return False
         if self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
-            self._held.append(message)
-            self._out.hold = True  # a lean Reporter keeps their replies: meta_missing reads them
+            self._held.append(exchange)
+            self._out.holding(True)  # a lean Reporter keeps their replies: meta_missing reads them
             return False
         return True
 
@@ -160,8 +164,9 @@ class EraTracker:
         exchange = message.exchange
         if exchange is None or exchange.method != "initialize":
             return
-        held, self._held = self._held, []
-        self._out.hold = False
+        held = list(self._held)
+        self._held.clear()
+        self._out.holding(False)
         result = result_of(message)
         if message.kind is Kind.RESPONSE and isinstance(result, dict):
             self.era = Era.LEGACY
@@ -174,7 +179,7 @@ class EraTracker:
                 if early.method != "ping":
                     self._out.find(
                         RuleId.LEGACY_EARLY_REQUEST,
-                        early.seq,
+                        early.request_seq,
                         early.stream,
                         f"{early.method} (id {shown(early.id)}) was sent before initialize was "
                         f"answered (seq {message.seq})",

@@ -97,22 +97,21 @@ class ModernRules:
 
     # --- what the client sends
 
-    def meta_missing(self, request: Message, why: str = "") -> None:
+    def meta_missing(self, request: Exchange, why: str = "") -> None:
         """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
-        self._meta_missing.add(request.seq)
+        self._meta_missing.add(request.request_seq)
         self._out.find(
             RuleId.META_MISSING,
-            request.seq,
+            request.request_seq,
             request.stream,
             f"{request.method} (id {shown(request.id)}) has no _meta protocolVersion and "
             f"clientCapabilities{' (' + why + ')' if why else ''}; a 2026-07-28 server must reject it "
             "with -32602",
         )
-        exchange = request.exchange
-        if exchange is not None and exchange.reply_seq is not None:  # held, and answered meanwhile
-            reply = self._out.by_seq[exchange.reply_seq]
-            if reply.kind is Kind.RESPONSE:
-                self._not_rejected(exchange, reply)
+        if request.reply_seq is not None:  # held, and answered meanwhile (a lean Reporter kept the reply)
+            reply = self._out.by_seq.get(request.reply_seq)
+            if reply is not None and reply.kind is Kind.RESPONSE:
+                self._not_rejected(request, reply)
 
     def initialize_answered(self, message: Message) -> None:
         """The requests held while initialize was pending, when its answer made the process modern."""
@@ -122,12 +121,14 @@ class ModernRules:
 
     def client_request(self, message: Message) -> None:
         """Any client request but initialize (rules/legacy.py has said whether it lacks _meta)."""
+        exchange = message.exchange
+        assert exchange is not None  # pairing opened it
         if self._era.lacks_meta:
-            self.meta_missing(message)
-        if message.exchange is not None and message.exchange.version is not None:
+            self.meta_missing(exchange)
+        if exchange.version is not None:
             capabilities = meta_in(params_of(message)).get(META_CAPABILITIES)
             if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
-                self.meta_missing(message, f"its clientCapabilities is {shown(capabilities)}, not an object")
+                self.meta_missing(exchange, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
 

@@ -8,6 +8,10 @@ A reply whose line reached the requester unparseable (text glued before it)
 is ``lost``: the requester still waits, so it stays among the pending until a
 cancel, a reply that parses, or the end of the session.
 
+The lean analysis (``bound``) keeps at most that many requests pending a
+direction: past it the oldest become ``unknown`` (like those pending at a gap,
+a reply to them is no stray), and one finding at the end says how many.
+
 Ids key the dicts as they are: a valid id is an exact str or int (orjson's
 types), and no str equals an int, so 1 and "1" never meet.
 """
@@ -53,6 +57,7 @@ class IdSpace:
     not_yet_slow: deque[Exchange] = field(default_factory=deque)
     # Lean mode: ``closed`` in closing order, so that only the most recent are kept.
     closed_order: deque[tuple[IdKey, Exchange]] = field(default_factory=deque)
+    forgotten: int = 0  # lean mode: the oldest pending requests set aside as unknown past the bound
 
     def close(self, key: IdKey, exchange: Exchange, recent: int | None) -> None:
         """Remember an answered or cancelled request; with ``recent``, only the last that many."""
@@ -77,10 +82,14 @@ class IdSpace:
 
 
 class Pairing:
-    def __init__(self, out: Reporter, era: EraTracker, recent: int | None = None) -> None:
+    def __init__(
+        self, out: Reporter, era: EraTracker, recent: int | None = None, bound: int | None = None
+    ) -> None:
         self._out = out
         self._era = era  # before 2026-07-28, an answered id is spent
         self._recent = recent  # answered requests remembered per direction (None: all)
+        self._bound = bound  # requests kept pending per direction (None: all)
+        self._first_forgotten: Exchange | None = None
         self._client = IdSpace()
         self._server = IdSpace()
         self._given_up: list[Exchange] = []  # never answered (what a server's request held up)
@@ -125,6 +134,11 @@ class Pairing:
                 exchange.state = UNKNOWN
                 self._out.updated(exchange)
             space.unsure.update(space.pending)
+            if self._bound is not None and len(space.unsure) > self._bound:  # a gap is rare: O(n) is fine
+                dropped = list(space.unsure.items())
+                space.unsure = dict(dropped[-self._bound :])
+                for _, exchange in dropped[: -self._bound]:
+                    self._forget(space, exchange)
             space.pending.clear()
             space.sent_order.clear()
             space.not_yet_slow.clear()
@@ -167,6 +181,25 @@ class Pairing:
                 if not long_lived:
                     space.sent_order.append(exchange)
                     space.not_yet_slow.append(exchange)
+                if self._bound is not None and len(space.pending) > self._bound:
+                    self._forget_oldest(space)
+
+    def _forget_oldest(self, space: IdSpace) -> None:
+        """Past the bound, the oldest pending request becomes unknown (the long-lived are kept)."""
+        oldest = space.oldest_waiting()
+        if oldest is None:
+            return
+        space.sent_order.popleft()
+        del space.pending[oldest.id]
+        oldest.state = UNKNOWN
+        self._forget(space, oldest)
+        self._out.updated(oldest)
+
+    def _forget(self, space: IdSpace, exchange: Exchange) -> None:
+        exchange.held = None
+        space.forgotten += 1
+        if self._first_forgotten is None:
+            self._first_forgotten = exchange
 
     def response(self, message: Message) -> bool:
         """Pair a response (``message.exchange``); True when it answers nothing, so no rule reads on."""
@@ -196,7 +229,7 @@ class Pairing:
                 space.close(key, unsure, self._recent)
                 self._pair(unsure, message)
                 return unsure
-            self._stray(message, space.closed.get(key))
+            self._stray(message, space.closed.get(key), space)
             return None
         oldest = space.oldest_waiting()
         space.close(key, exchange, self._recent)
@@ -215,9 +248,9 @@ class Pairing:
             )
         return exchange
 
-    def _stray(self, message: Message, closed: Exchange | None) -> None:
-        if closed is None and self._gap:
-            return  # its request may be one of the records lost in a gap
+    def _stray(self, message: Message, closed: Exchange | None, space: IdSpace) -> None:
+        if closed is None and (self._gap or space.forgotten):
+            return  # its request may be one of the records lost in a gap, or set aside past the bound
         if closed is None:
             self._out.find(
                 RuleId.PAIRING_UNKNOWN_ID,
@@ -341,6 +374,17 @@ class Pairing:
                 exchange.request_seq,
                 exchange.stream,
                 f"{exchange.method} (id {shown(exchange.id)}) never got a reply",
+            )
+        first = self._first_forgotten
+        if first is not None:
+            client, server = self._client.forgotten, self._server.forgotten
+            self._out.find(
+                RuleId.PAIRING_PENDING_LIMIT,
+                first.request_seq,
+                None,
+                f"{client + server:,} request(s) were set aside as unknown ({client:,} of the client's, "
+                f"{server:,} of the server's), the oldest when more than {self._bound:,} a direction were "
+                "pending: their replies are not paired, and they are not called unanswered",
             )
 
     def _server_request_unanswered(self, request: Exchange) -> None:
