@@ -63,7 +63,7 @@ class Session:
     def __init__(self, config: ProxyConfig, stderr: SharedStderr) -> None:
         started = datetime.now(UTC)
         t0 = time.monotonic()
-        name = config.name or server_name(config.command)
+        name = config.name or server_name(config.command, current_dir())
         path, private = capture_path(config, started, name)
         header = Header(
             format=FORMAT_VERSION,
@@ -229,3 +229,11 @@ def _count(item: Recorded) -> int:
     if isinstance(item, LineBatch):
         return len(item.lines)
     return 1 if isinstance(item, LifecycleRecord) else 0
+
+
+def current_dir() -> str | None:
+    """The working directory, or None when it has been deleted from under us (the server starts anyway)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
