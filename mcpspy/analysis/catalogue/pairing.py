@@ -64,8 +64,8 @@ ROWS: list[Rule] = [
          "mcpspy README \u00a7Reading a finding (--log: memory stays bounded)",
          bad="1,000,000 requests sent, none answered (a server that echoes them, or has hung)",
          good="requests answered, or cancelled once given up, as they come",
-         fix="Answer or cancel requests as they come; to judge every one of such a flood, run `mcpspy report` "
-         "on the capture, which keeps them all."),
+         fix="Answer or cancel requests as they come; to judge every one of such a flood, run "
+         "`mcpspy report` on the capture, which keeps them all."),
     Rule(RuleId.CANCEL_UNKNOWN_REQUEST, W,
          "notifications/cancelled names a request that is not in flight; receivers ignore it.",
          "2026-07-28/basic/patterns/cancellation.mdx \u00a7Behavior Requirements",
