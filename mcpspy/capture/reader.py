@@ -10,7 +10,9 @@ wait per stream until the line record that ends them, and a line longer than
 ``capture.pieces.KEEP`` keeps only its head and tail. Parts whose end never
 comes (a ``capture-gap`` dropped it) are let go when the stream's next line
 ends. When the writer is gone, ``ending`` says whether the capture was cut
-inside a record: a ``capture-torn`` record for the analysis to note.
+inside a record: a ``capture-torn`` record for the analysis to note. Parts
+followed by a ``capture-gap`` are not that: their end fell in the gap, which
+says so itself.
 
 Every reader comes through here, so here is where a file is judged a
 capture at all: a regular file (a symlink to one included), never a device
@@ -71,6 +73,7 @@ class CaptureReader:
         self._skipping = 0  # bytes of a record line over the bound, dropped as they are read
         self._line_no = 0
         self._streaming: dict[Stream, tuple[Joiner, int]] = {}  # parts so far, and the last index
+        self._gapped: set[Stream] = set()  # streams whose parts a capture-gap followed (their end in it)
         self._last: tuple[int, float] = (0, 0.0)  # the last record's seq and time
         self.at_end = False  # the last poll read up to the end of what the file held
 
@@ -106,9 +109,17 @@ class CaptureReader:
             self._take(chunk, records)
         return records
 
+    @property
+    def torn_bytes(self) -> int:
+        """Bytes of a record the capture ends inside (a streamed line's end lost in a gap is no such record)."""
+        streaming = self._streaming.items()
+        return self._held_size + sum(
+            joiner.size for stream, (joiner, _) in streaming if stream not in self._gapped
+        )
+
     def ending(self) -> list[Record]:
         """The writer is gone: a ``capture-torn`` record if the capture ends inside a record."""
-        torn = self.held_bytes
+        torn = self.torn_bytes
         if not torn:
             return []
         seq, t = self._last
@@ -166,8 +177,11 @@ class CaptureReader:
                 self.problems.append(f"line {self._line_no}: {exc}")
                 continue
             if isinstance(entry, LinePart):
+                self._gapped.discard(entry.stream)
                 self._part(entry)
                 continue
+            if isinstance(entry, LifecycleRecord) and entry.event is Event.CAPTURE_GAP:
+                self._gapped.update(self._streaming)
             if isinstance(entry, StreamedEnd):
                 entry = self._joined(entry)
             elif isinstance(entry, LineRecord) and entry.stream in self._streaming:
@@ -216,9 +230,9 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
             problems.append(
                 f"the last line ({reader._skipping} bytes) is longer than any mcpspy writes: skipped"
             )
-        if reader.held_bytes:
+        if reader.torn_bytes:
             problems.append(
-                f"the last line ({reader.held_bytes} bytes) is truncated: "
+                f"the last line ({reader.torn_bytes} bytes) is truncated: "
                 "the proxy was stopped while writing it"
             )
         records += reader.ending()

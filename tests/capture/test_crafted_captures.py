@@ -118,3 +118,32 @@ def test_a_record_line_past_the_bound_is_skipped_with_a_note_and_the_rest_is_rea
     problems = report["session"]["problems"]
     assert any("longer than any mcpspy writes" in note for note in problems), problems
     assert report["counts"]["s2c"] == {"response": 1}  # the records after it were read
+
+
+def streamed_parts_then(tail: list[dict[str, object]]) -> list[dict[str, object]]:
+    parts = [{"part": i, "t": 0.2, "stream": "s2c", "text": "x" * 100} for i in (1, 2)]
+    return [{"seq": 1, "t": 0.1, "stream": "c2s", "text": LIST}, *parts, *tail]
+
+
+def findings_of(capture: Path) -> list[str]:
+    proc = mcpspy("report", str(capture), "--json", "--fail-on", "never")
+    assert proc.returncode == 0, proc.stderr
+    return [finding["id"] for finding in json.loads(proc.stdout)["findings"]]
+
+
+def test_a_streamed_line_whose_end_fell_in_a_capture_gap_is_a_gap_not_a_torn_line(tmp_path: Path) -> None:
+    gap = {
+        "seq": 2,
+        "t": 0.3,
+        "event": "capture-gap",
+        "lines": 1,
+        "bytes": 300,
+        "first": 2,
+        "last": 2,
+        "parts": 1,
+    }
+    stopped = {"seq": 3, "t": 0.4, "event": "proxy-stopped", "code": 0}
+    gapped = findings_of(capture_file(tmp_path / "gap.jsonl", HEADER, streamed_parts_then([gap, stopped])))
+    assert "capture.gap" in gapped and "capture.torn-line" not in gapped
+    killed = findings_of(capture_file(tmp_path / "killed.jsonl", HEADER, streamed_parts_then([])))
+    assert "capture.torn-line" in killed  # no gap, no end: the proxy died inside the line
