@@ -111,7 +111,7 @@ class CaptureReader:
 
     @property
     def torn_bytes(self) -> int:
-        """Bytes of a record the capture ends inside (a streamed line's end lost in a gap is no such record)."""
+        """Bytes of a record the capture ends inside (a streamed line whose end fell in a gap is not one)."""
         streaming = self._streaming.items()
         return self._held_size + sum(
             joiner.size for stream, (joiner, _) in streaming if stream not in self._gapped
