@@ -15,7 +15,8 @@ live or offline. The policy:
   (``proxy-stopped``) has been fed, or when the reader knows the file ended.
 - **Big captures pause the cyclic GC** while they are fed (``collector_paused``).
 
-This module reads files (``analyze_capture``); the analysis package does not.
+This module reads files (``analyze_capture``, and through mcpspy/analysis_data.py the
+result definitions it hands the analysis); the analysis package does not.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from contextlib import contextmanager
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import AnalysisEvent, ClientRules, Message
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import Record
 from mcpspy.clients.profiles import chosen_rules
@@ -52,7 +54,7 @@ class Replay:
         """
         if clients is None:
             clients = chosen_rules()
-        self.analyzer = Analyzer(slow_after=slow_after, retain=retain, clients=clients)
+        self.analyzer = Analyzer(slow_after, retain, result_schemas(), clients)
         self.last_t = 0.0
         self.concluded = False
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import integer_value
-from mcpspy.analysis.model import Message
+from mcpspy.analysis.model import Held, Message
 from mcpspy.analysis.schema import REVISIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -70,3 +70,25 @@ def error_of(response: Message) -> dict[str, Any]:
 def error_code_of(response: Message) -> int | None:
     """The error code of an error response when it is an integer by value (-32601.0 too), else None."""
     return integer_value(error_of(response).get("code"))
+
+
+def held_of(request: Message) -> Held:
+    """What the rules will read of ``request`` when its reply comes (model.Held)."""
+    params = params_of(request)
+    meta = meta_in(params)
+    return Held(
+        params.get("protocolVersion") if request.method == "initialize" else None,
+        meta.get(META_VERSION),
+        meta.get(META_CAPABILITIES),
+        "task" in params,
+        params.get("name"),
+        params.get("uri"),
+        params.get("cursor"),
+        "inputResponses" in params or "requestState" in params,
+    )
+
+
+def result_type_of(result: dict[str, Any]) -> Any:
+    """A 2026-07-28 result's resultType; absent (or null) reads as complete."""
+    result_type = result.get("resultType")
+    return "complete" if result_type is None else result_type

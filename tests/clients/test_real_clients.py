@@ -17,6 +17,7 @@ import pytest
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Severity
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.clients.profiles import profiles
@@ -84,7 +85,8 @@ def assert_clean(capture: Capture, client: str) -> None:
     assert capture.problems == []
     for line in replay(capture, Stream.S2C).splitlines():
         json.loads(line)
-    for analyzer in (Analyzer(), Analyzer(clients=(profiles()[client].rules(),))):
+    judged = Analyzer(schemas=result_schemas(), clients=(profiles()[client].rules(),))
+    for analyzer in (Analyzer(schemas=result_schemas()), judged):
         for record in capture.records:
             analyzer.feed(record)
         analyzer.finish()
