@@ -29,12 +29,13 @@ READ_SIZE = 1 << 20
 class CaptureReader:
     """Incremental reader of one capture file."""
 
-    def __init__(self, path: str | os.PathLike[str], keep: int = KEEP) -> None:
+    def __init__(self, path: str | os.PathLike[str], keep: int = KEEP, fd: int | None = None) -> None:
+        """``fd``: read that (a pipe) instead of opening ``path``, which then only names it."""
         self.path = Path(path)
         self._keep = keep  # what is kept of a streamed line (``capture.pieces``)
         self.header: Header | None = None
         self.problems: list[str] = []  # unreadable lines, each said once
-        self._fd = os.open(self.path, os.O_RDONLY)
+        self._fd = os.open(self.path, os.O_RDONLY) if fd is None else fd
         self._held: list[bytes] = []  # the start of a record line whose newline is not read yet
         self._held_size = 0
         self._line_no = 0
@@ -72,6 +73,12 @@ class CaptureReader:
             if budget is not None:
                 budget -= len(chunk)
             self._take(chunk, records)
+        return records
+
+    def feed(self, chunk: bytes) -> list[Record]:
+        """The records ``chunk`` completes, for a caller that reads the bytes itself (a pipe)."""
+        records: list[Record] = []
+        self._take(chunk, records)
         return records
 
     def ending(self) -> list[Record]:
