@@ -143,7 +143,9 @@ def one_run(shape: str, requests: int, scratch: Path, collector_url: str) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--requests", type=int, default=1_000_000, help="requests each way (default 1,000,000)")
+    parser.add_argument(
+        "--requests", type=int, default=1_000_000, help="requests each way (default 1,000,000)"
+    )
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, of: plain, log, otlp")
     args = parser.parse_args(argv)
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         for shape, taken in runs.items()
     }
     if "plain" in summary:
-        for shape, figures in summary.items():
+        for figures in summary.values():
             figures["forward_x_plain"] = round(figures["forward_s"] / summary["plain"]["forward_s"], 2)
     result = {"requests_each_way": args.requests, "rounds": args.rounds, "load_at_start": load,
               "median": summary, "runs": runs}  # fmt: skip

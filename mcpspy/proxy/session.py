@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mcpspy import __version__
+from mcpspy.capture.command_line import header_text
 from mcpspy.capture.format import FORMAT_VERSION
 from mcpspy.capture.records import Header
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
-from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name, session_id
+from mcpspy.capture.sessions import default_sessions_dir, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy.fdio import close_quietly
 from mcpspy.proxy.recording import Recording
@@ -56,18 +57,22 @@ class Session:
     def __init__(self, config: ProxyConfig, stderr: SharedStderr) -> None:
         started = datetime.now(UTC)
         t0 = time.monotonic()
-        name = config.name or server_name(config.command)
-        path, private = capture_path(config, started, name)
+        text = header_text(config.command, current_dir(), config.name or None, config.redaction.enabled)
+        path, private = capture_path(config, started, text.name)
         header = Header(
             format=FORMAT_VERSION,
-            session=session_id(started, name, os.getpid()),  # the same with --capture as in the sessions dir
+            session=session_id(
+                started, text.name, os.getpid()
+            ),  # the same with --capture as in the sessions dir
             started=started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            command=config.command,
-            name=name,
-            cwd=os.getcwd(),
+            command=text.command,
+            name=text.name,
+            cwd=text.cwd,
             mcpspy=__version__,
             pid=os.getpid(),
+            escaped=text.escaped,
         )
+        self.header = header
         self.sinks = _start_sinks(config, stderr)
         capture = CaptureWriter(path, on_failure=stderr.warn, redaction=config.redaction, tee=self.sinks)
         try:
@@ -130,4 +135,12 @@ def _open_log_file(target: str, stderr: SharedStderr) -> int | None:
         return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         stderr.warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
+        return None
+
+
+def current_dir() -> str | None:
+    """The working directory, or None when it has been deleted from under us (the server starts anyway)."""
+    try:
+        return os.getcwd()
+    except OSError:
         return None

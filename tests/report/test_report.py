@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from mcpspy.capture.reader import read_capture
 from tests.conftest import FIXTURES, MCPSPY, python_server
 from tests.report.helpers import SERVER, make_capture, report, request
 
@@ -91,6 +92,8 @@ def test_markdown_transcript_pairs_reply_under_request(tmp_path: Path) -> None:
     assert "**reply** (answered after " in md
     assert '```json\n{\n  "jsonrpc": "2.0",' in md
     assert "*unanswered: no reply was seen.*" in md
+    started = read_capture(capture).header.started
+    assert f"- started: `{started}`," in md  # a date in code, not 2026\\-12\\-04
 
 
 def test_session_lookup_by_name_id_and_newest(tmp_path: Path) -> None:
@@ -203,3 +206,21 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141, stderr
     assert stderr == ""
+
+
+def test_a_finding_repeated_a_thousand_times_is_a_few_lines_and_a_count(tmp_path: Path) -> None:
+    capture = tmp_path / "spam.jsonl"
+    spam = "import sys\nfor i in range(1245):\n    sys.stdout.write(f'log line {i}\\n')\n"
+    subprocess.run(
+        [*MCPSPY, "--capture", str(capture), "--", *python_server(spam)],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
+    out = report(str(capture)).stdout
+    assert "errors (1245)" in out
+    assert out.count("stdout.not-json: 'log line") == 5
+    assert "… and 1,240 more stdout.not-json (seq " in out
+    assert len(out.splitlines()) < 40
+    data = json.loads(report(str(capture), "--json").stdout)
+    assert sum(f["id"] == "stdout.not-json" for f in data["findings"]) == 1245  # JSON keeps every one
