@@ -27,7 +27,7 @@ import orjson
 from mcpspy import __version__
 from mcpspy.check.catalogue import CHECKS
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
-from mcpspy.report.json_ import report_object
+from mcpspy.model.report import report_object
 
 CHECK_VERSION = 1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
 
 
