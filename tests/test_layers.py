@@ -16,6 +16,7 @@ floor, what imports it sets the ceiling.
 from __future__ import annotations
 
 import ast
+import itertools
 from collections import defaultdict
 from pathlib import Path
 
@@ -175,8 +176,11 @@ def test_the_unit_graph_has_no_cycle() -> None:
     for source, target in edges:
         graph[source].add(target)
     cycle = find_cycle(graph)
-    assert cycle is None, "a cycle of imports: " + " -> ".join(cycle) + "\n" + "\n".join(
-        f"{a} -> {b} at {', '.join(edges[(a, b)])}" for a, b in zip(cycle, cycle[1:], strict=False)
+    assert cycle is None, (
+        "a cycle of imports: "
+        + " -> ".join(cycle)
+        + "\n"
+        + "\n".join(f"{a} -> {b} at {', '.join(edges[(a, b)])}" for a, b in itertools.pairwise(cycle))
     )
 
 

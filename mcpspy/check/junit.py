@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from mcpspy.check.catalogue import CHECKS
+from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
-from mcpspy.render.junit import QUOTE, document, set_counts, xml_text
+from mcpspy.render.junit import QUOTE, document, set_counts, xml_lines, xml_text
 from mcpspy.terminal import visible_bytes
 
 
@@ -45,7 +45,7 @@ def _testcase(suite: ET.Element, era: EraRun, verdict: Verdict) -> None:
         return
     level = "error" if verdict.status is Status.FAIL else "warning"
     failure = ET.SubElement(case, "failure", type=level, message=message)
-    failure.text = xml_text("\n".join(_details(era, verdict)))
+    failure.text = xml_lines(_details(era, verdict))
 
 
 def _details(era: EraRun, verdict: Verdict) -> list[str]:
@@ -55,7 +55,7 @@ def _details(era: EraRun, verdict: Verdict) -> list[str]:
         for f in verdict.findings
     ]
     spec = CHECKS[verdict.check_id]
-    lines += [f"fix: {spec.fix}", f"spec: {spec.source}", f"capture: {era.capture}"]
+    lines += [f"fix: {verdict_fix(verdict)}", f"spec: {spec.source}", f"capture: {era.capture}"]
     return [line.replace("\n", " ") for line in lines]
 
 

@@ -23,6 +23,12 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", visible_line(text))
 
 
+def xml_lines(lines: list[str]) -> str:
+    """Lines for an element's body: each made safe as one line, joined by real line breaks (a CI
+    page shows them as lines, not as a literal \\x0a)."""
+    return "\n".join(xml_text(line) for line in lines)
+
+
 def set_counts(element: ET.Element, counts: dict[str, int]) -> None:
     for key, value in counts.items():
         element.set(key, str(value))

@@ -8,7 +8,7 @@ from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.model.summary import Summary
-from mcpspy.render.junit import document, set_counts, xml_text
+from mcpspy.render.junit import document, set_counts, xml_lines, xml_text
 
 
 def render_junit(summary: Summary) -> str:
@@ -28,16 +28,18 @@ def render_junit(summary: Summary) -> str:
         found = by_rule.get(rule.id, [])
         if not found:
             continue
-        text = "\n".join(_occurrence(summary, f) for f in found)
+        occurrences = [_occurrence(summary, f) for f in found]
         if rule.severity is Severity.INFO:
-            ET.SubElement(case, "system-out").text = xml_text(text)
+            ET.SubElement(case, "system-out").text = xml_lines(occurrences)
             continue
         failures += 1
         failure = ET.SubElement(
             case, "failure", type=rule.severity.label, message=xml_text(f"{len(found)}× {rule.summary}")
         )
         spec = public_source(rule.source)
-        failure.text = xml_text(f"{text}\nfix: {rule.fix}\nsource: {spec}\nsee `mcpspy rules {rule.id}`")
+        failure.text = xml_lines(
+            [*occurrences, f"fix: {rule.fix}", f"source: {spec}", f"see `mcpspy rules {rule.id}`"]
+        )
     ET.SubElement(suite, "properties").append(
         ET.Element("property", name="capture", value=xml_text(str(summary.path)))
     )
