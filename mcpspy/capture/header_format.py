@@ -44,7 +44,7 @@ def check_version(version: object) -> None:
     if not isinstance(version, str):
         raise CaptureFormatError("not an mcpspy capture: the header has no format version")
     major, _, _ = version.partition(".")
-    if not major.isdigit():
+    if not (major.isascii() and major.isdigit()):  # isdigit alone takes "²", which int() refuses
         raise CaptureFormatError(f"not an mcpspy capture: format version {version!r}")
     if int(major) > FORMAT_MAJOR:
         raise CaptureFormatError(
