@@ -36,8 +36,8 @@ from mcpspy.analysis.model import (
     MessageSeen,
 )
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
-from mcpspy.export.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
+from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.replay_policy import Replay
 
 if TYPE_CHECKING:
