@@ -15,7 +15,7 @@ Adding a rule touches four files and a fixture: its member in rule_ids.py,
 its check in its family's rules/ file (and a row of ``HOOKS`` only if it needs
 a message no hook of that family sees yet), its row in catalogue/, its
 scenario and expected findings in tests/analysis/ (which build its fixture in
-fixtures/), and the rule count in README.md.
+fixtures/), and the rule count in docs/report.md.
 - context_cost.py: what lists and tool results cost a model's context;
   sources.py: a rule's source as the spec's public pages.
 - model.py: what the views consume; jsonrpc.py: what a line is, read alone,

@@ -61,7 +61,7 @@ ROWS: list[Rule] = [
          "More requests were pending at once than the lean analysis of --log and the live OpenTelemetry "
          "export keeps a direction (100,000): the oldest were set aside as unknown, their replies not paired "
          "and never called unanswered. The finding says how many.",
-         "mcpspy README \u00a7Reading a finding (--log: memory stays bounded)",
+         "mcpspy docs/report.md \u00a7Reading a finding (--log: memory stays bounded)",
          bad="1,000,000 requests sent, none answered (a server that echoes them, or has hung)",
          good="requests answered, or cancelled once given up, as they come",
          fix="Answer or cancel requests as they come; to judge every one of such a flood, run "
