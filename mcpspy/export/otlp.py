@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcpspy.export.exchanges import reply_or_end, server_info
 from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
-from mcpspy.report.summary import Summary
+from mcpspy.model.exchanges import reply_or_end, server_info
+from mcpspy.model.summary import Summary
 
 if TYPE_CHECKING:
     from mcpspy.analysis.model import Finding

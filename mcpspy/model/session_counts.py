@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.model import Severity
+from mcpspy.capture.cache import CaptureCache
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.stats.cache import CaptureCache
 from mcpspy.terminal import visible_line
 
 COMMAND_WIDTH = 48
