@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 FEED = 0
 VOICE = 1
 READ_SIZE = 1 << 20
+SLICE = 256  # records handed to a sink at once (a 1 MiB read holds thousands)
 EXIT_WAIT = 5.0  # after the feed's end, how long the sinks have to finish, together
 LEAVE_WAIT = 0.5  # past their time, how long they have to say what they leave
 HARD_EXIT = EXIT_WAIT + 2.0  # after the feed's end, the process is gone by then whatever happens
@@ -151,9 +152,11 @@ class Feeder:
         self._hand(run)
 
     def _hand(self, records: list[Record]) -> None:
-        if records:
+        """In slices, as the proxy wrote them: a sink shows progress (and writes) a slice at a time."""
+        for start in range(0, len(records), SLICE):
+            piece = records[start : start + SLICE]
             for sink in self.sinks:
-                sink.feed(records)
+                sink.feed(piece)
 
     def finish(self, timeout: float) -> None:
         """Every sink finishes at once, each within ``timeout``."""
