@@ -8,6 +8,7 @@ line the user sees.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from urllib.parse import urlsplit
 
@@ -35,6 +36,20 @@ def require_sdk() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in quiet.handlers):
         quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
+
+
+def usable_endpoint(endpoint: str | None) -> str | None:
+    """Why the export cannot run (a bad URL, the extra missing), or None; without importing the SDK."""
+    if (problem := check_endpoint(endpoint)) is not None:
+        return problem
+    for module in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ImportError:  # a parent package is missing
+            found = False
+        if not found:
+            return f"{EXTRA_HINT} ({module} is missing)"
+    return None
 
 
 def signal_url(endpoint: str | None, signal: str) -> str | None:
