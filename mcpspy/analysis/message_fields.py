@@ -6,16 +6,17 @@ hands back; the rule families call these instead of indexing payloads.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import integer_value
-from mcpspy.analysis.model import Held, Message
+from mcpspy.analysis.model import NOTHING_HELD, Held, Message
 from mcpspy.analysis.schema import REVISIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-NO_FIELDS: dict[str, Any] = {}  # what an absent object reads as; never written to
 HANDSHAKE_REVISIONS = frozenset(REVISIONS[:4])  # the revisions of the initialize handshake, before 2026-07-28
+NO_FIELDS: dict[str, Any] = {}  # what an absent object reads as; never written to
 
 
 def params_of(message: Message) -> dict[str, Any]:
@@ -49,9 +50,9 @@ def request_version(request: Message) -> str | None:
     """
     meta = meta_in(params_of(request))
     version = meta.get(META_VERSION)
-    if not isinstance(version, str) or META_CAPABILITIES not in meta or version in HANDSHAKE_REVISIONS:
+    if type(version) is not str or META_CAPABILITIES not in meta or version in HANDSHAKE_REVISIONS:
         return None
-    return version
+    return sys.intern(version)
 
 
 def result_of(response: Message) -> Any:
@@ -72,16 +73,29 @@ def error_code_of(response: Message) -> int | None:
     return integer_value(error_of(response).get("code"))
 
 
-def held_of(request: Message) -> Held:
-    """What the rules will read of ``request`` when its reply comes (model.Held)."""
+def held_of(request: Message, modern: bool) -> Held:
+    """What the rules will read of ``request`` when its reply comes (model.Held).
+
+    The fields the 2026-07-28 rooms read (capabilities, name, uri, cursor, retry) only for
+    a request that carried the revision's _meta (``modern``): they judge no other.
+    """
     params = params_of(request)
     meta = meta_in(params)
+    requested = params.get("protocolVersion") if request.method == "initialize" else None
+    meta_version = meta.get(META_VERSION)
+    meta_version = sys.intern(meta_version) if type(meta_version) is str else meta_version  # one copy
+    task = "task" in params
+    if not modern:
+        if requested is None and meta_version is None and not task:
+            return NOTHING_HELD
+        return Held(requested, meta_version, None, task, None, None, None, False)
+    name = params.get("name")
     return Held(
-        params.get("protocolVersion") if request.method == "initialize" else None,
-        meta.get(META_VERSION),
+        requested,
+        meta_version,
         meta.get(META_CAPABILITIES),
-        "task" in params,
-        params.get("name"),
+        task,
+        sys.intern(name) if type(name) is str else name,  # tool names repeat: one copy each
         params.get("uri"),
         params.get("cursor"),
         "inputResponses" in params or "requestState" in params,
