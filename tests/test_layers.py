@@ -45,10 +45,11 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     ("capture", frozenset({"capture"})),
     # What records mean (pure, sans-IO), and the faults a proxy may inject into them.
     ("analysis", frozenset({"analysis", "inject"})),
-    # The one replay policy: a capture becomes an analysis, live or concluded; the data it hands the analysis.
-    ("policy", frozenset({"replay_policy", "analysis_data"})),
-    # What views show, and the skeletons of the documents they print; client profiles; filters.
-    ("model", frozenset({"model", "render", "clients", "filters"})),
+    # The one replay policy: a capture becomes an analysis, live or concluded; the data it hands the
+    # analysis (result schemas, client profiles).
+    ("policy", frozenset({"replay_policy", "analysis_data", "clients"})),
+    # What views show, and the skeletons of the documents they print; filters.
+    ("model", frozenset({"model", "render", "filters"})),
     # The live OpenTelemetry exporter (the proxy's sink) and OTLP.
     ("exporters", frozenset({"export"})),
     # The subcommands and their renderers; the proxy; the agent server.

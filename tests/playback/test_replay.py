@@ -206,7 +206,7 @@ def test_a_capture_replayed_against_its_own_mock_is_the_same(tmp_path: Path) -> 
 
 
 def test_a_named_item_is_named_by_its_name_hostile_or_not() -> None:
-    from mcpspy.drift.jsonpath import render_named_path
+    from mcpspy.jsonutil.paths import render_named_path
 
     old = {"result": {"tools": [{"name": "slow_count", "description": "a"}, {"name": "a b\x1b[2J"}]}}
     assert render_named_path(("result", "tools", 0, "description"), old) == (
