@@ -77,8 +77,10 @@ def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
     while True:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except OSError as exc:  # a symlink or a directory planted there: the lock is what is wrong
-            raise LockUnusable(f"{lock}: {exc.strerror or exc}") from None
+        except OSError as exc:
+            if not os.path.lexists(lock):
+                raise  # nothing there: the directory is what refuses (the config cannot be written either)
+            raise LockUnusable(f"{lock}: {exc.strerror or exc}") from None  # a symlink, a directory planted
         try:
             while True:
                 try:
