@@ -17,10 +17,14 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mcpspy import __version__, early_signals
-from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
+from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED, EXIT_UNREADABLE
 from mcpspy.options import add_home_option, seconds
+
+if TYPE_CHECKING:
+    from mcpspy.inject.spec import Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,27 @@ def proxy_parser() -> argparse.ArgumentParser:
         "(no URL: $OTEL_EXPORTER_OTLP_ENDPOINT; needs mcpspy[otel])",
     )
     p.add_argument(
+        "--inject",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="make this fault on purpose, to test the client (repeatable): "
+        "ID[@METHOD|@id=N][#N|#every|~P][:KEY=VALUE,...]; `mcpspy faults` lists them",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="FILE|NAME",
+        help="a list of --inject SPECs: a TOML file, or a built-in (`mcpspy faults --scenarios`)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="what --inject ID~P draws from (default: the scenario's, else 0)",
+    )
+    p.add_argument(
         "-v", "--verbose", action="store_true", help="say what mcpspy does on stderr (off by default)"
     )
     return p
@@ -276,6 +301,18 @@ def run_proxy_cli(argv: list[str]) -> int:
         retention = policy_from(args.retain)
     except ValueError as exc:
         parser.error(str(exc))
+    inject: tuple[Spec, ...] = ()
+    if args.inject or args.scenario:
+        from mcpspy.inject.scenarios import ScenarioError, scenario_seed, specs_from
+        from mcpspy.inject.spec import SpecError
+
+        try:
+            inject = specs_from(args.scenario, args.inject)
+            if args.seed is None:
+                args.seed = scenario_seed(args.scenario)
+        except (SpecError, ScenarioError) as exc:
+            print(f"mcpspy: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     if (status := early_signals.pending_exit()) is not None:
         return status  # told to stop before the server was started
     return run(
@@ -291,5 +328,7 @@ def run_proxy_cli(argv: list[str]) -> int:
             redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
             otlp_endpoint=args.otlp_endpoint,
             retention=retention,
+            inject=inject,
+            seed=args.seed or 0,
         )
     )

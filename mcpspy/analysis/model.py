@@ -86,6 +86,7 @@ class Finding:
     stream: Stream | None
     message: str  # the sentence for this occurrence, with its specifics
     related_seq: int | None = None  # e.g. the request a stray reply points back to
+    injected: bool = False  # provoked by mcpspy --inject: never counted as the server's
 
     @property
     def id(self) -> RuleId:

@@ -25,6 +25,7 @@ from mcpspy.proxy.stderr import SharedStderr
 
 if TYPE_CHECKING:
     from mcpspy.export.otlp_live import OtlpSink
+    from mcpspy.inject.spec import Spec
     from mcpspy.proxy.log import LogSink
 
 
@@ -43,6 +44,8 @@ class ProxyConfig:
     redaction: RedactionPolicy = DEFAULT_POLICY
     retention: RetentionPolicy = DEFAULT
     otlp_endpoint: str | None = None  # "": from OTEL_EXPORTER_OTLP_ENDPOINT
+    inject: tuple[Spec, ...] = ()  # --inject / --scenario: the faults to make (inject/)
+    seed: int = 0  # --seed: what ~P draws from
 
 
 def capture_path(config: ProxyConfig, started: datetime, name: str) -> tuple[Path, bool]:

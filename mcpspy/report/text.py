@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
+from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text, provoked_by
 from mcpspy.terminal import visible_line as v
 
 
@@ -63,6 +63,7 @@ def render_text(summary: Summary) -> str:
             out.append(f"  {where:<20}{stream:<5} {f.id}: {v(f.message)}")
 
     out += _fixes(summary)
+    out += injected_lines(summary)
 
     open_ones = [ex for ex in a.exchanges if ex.state in NEVER_ANSWERED]
     if open_ones:
@@ -74,6 +75,28 @@ def render_text(summary: Summary) -> str:
                 f"  {exchange_state(ex)}, sent at {ex.sent_t:.3f}s"
             )
     return "\n".join(out) + "\n"
+
+
+def injected_lines(summary: Summary) -> list[str]:
+    """--inject: each injection, how the client took it, what it provoked; SPECs that never struck."""
+    out: list[str] = []
+    if summary.injected:
+        out += ["", f"injected ({len(summary.injected)}): made by mcpspy --inject, not the server's"]
+        for r in summary.injected:
+            inj = r.injection
+            where = f"seq {inj.altered}" if inj.altered is not None else f"rec {inj.seq}"
+            after = "" if r.after is None else f" after {r.after:.3f}s"
+            provoked = ", ".join(dict.fromkeys(f.id for f in provoked_by(summary, r)))
+            out.append(f"  {where:<10} {v(inj.spec):<40} {r.reaction:<11} {v(r.detail)}{after}")
+            if provoked:
+                out.append(f"  {'':<10} provoked: {provoked}")
+    if summary.injected_findings:
+        out += ["", f"findings provoked by injections ({len(summary.injected_findings)}, not counted)"]
+        for f in summary.injected_findings:
+            out.append(f"  seq {f.seq:<16} {f.severity.label:<8} {f.id} [injected]: {v(f.message)}")
+    for u in summary.unmatched:
+        out.append(f"unmatched --inject {v(u.spec)}: never struck (it waited for {v(u.where)})")
+    return out
 
 
 def _fixes(summary: Summary) -> list[str]:
