@@ -40,6 +40,7 @@ def subcommands() -> dict[str, Subcommand]:
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
     from mcpspy.drift import command as drift
+    from mcpspy.inject import command as faults
     from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
     from mcpspy.report import rules, session_list
@@ -52,6 +53,9 @@ def subcommands() -> dict[str, Subcommand]:
         "sessions": Subcommand("list recorded sessions", session_list.add_arguments, session_list.run),
         "report": Subcommand("findings and exchanges of a capture", report.add_arguments, report.run),
         "rules": Subcommand("the findings catalogue", rules.add_arguments, rules.run),
+        "faults": Subcommand(
+            "the faults --inject can make, to test a client", faults.add_arguments, faults.run
+        ),
         "stats": Subcommand("calls, errors and latency across sessions", stats.add_arguments, stats.run),
         "demo": Subcommand("a planted-bug demo server behind the proxy, live", demo.add_arguments, demo.run),
         "wrap": Subcommand(
@@ -93,6 +97,7 @@ COMMAND_NAMES = frozenset(
         "sessions",
         "report",
         "rules",
+        "faults",
         "demo",
         "wrap",
         "unwrap",
@@ -119,6 +124,7 @@ commands:
   sessions                list recorded sessions
   report [FILE]           findings and exchanges (text, --json, --markdown)
   rules [ID]              the findings catalogue, or one rule explained
+  faults [ID]             the faults --inject makes on purpose, to test a client
   stats [SESSION...]      calls, errors and latency per server, method and tool
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back

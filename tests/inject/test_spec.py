@@ -135,3 +135,33 @@ def test_bad_input_is_one_line_exit_2_and_nothing_started(
     lines = proc.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith(says), lines
     assert not marker.exists() and not (tmp_path / "c.jsonl").exists()
+
+
+def faults(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*MCPSPY, "faults", *args], capture_output=True, timeout=60)
+
+
+def test_faults_lists_the_catalogue_as_json_with_the_fields_ci_reads() -> None:
+    import json
+
+    listed = json.loads(faults("--json").stdout)
+    assert [f["id"] for f in listed] == list(FAULTS)
+    for f in listed:
+        assert f["direction"] in ("s2c", "c2s")
+        assert f["finding"] is None or isinstance(f["finding"], str)
+        assert parse_spec(f["example"]).fault.id == f["id"]
+    assert {f["direction"] for f in listed} == {"s2c", "c2s"}
+    one = json.loads(faults("stdout.split", "--json").stdout)
+    assert [p["name"] for p in one["params"]] == ["writes", "gap"]
+    text = faults().stdout.decode()
+    assert "ID[@METHOD|@id=N][#N|#every|~P][:KEY=VALUE,...]" in text
+    scenarios = json.loads(faults("--scenarios", "--json").stdout)
+    assert [s["name"] for s in scenarios] == list(BUILT_IN)
+
+
+def test_faults_with_an_unknown_id_is_one_line_and_exit_2() -> None:
+    proc = faults("stdout.spilt")
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [
+        "mcpspy faults: no fault 'stdout.spilt'; did you mean stdout.split, stdout.drip, stdout.crlf, stdin.split?"
+    ]
