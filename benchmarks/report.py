@@ -31,7 +31,8 @@ def _note(figure: dict[str, Any]) -> str:
 def rows(results: dict[str, Any]) -> list[list[str]]:
     """One row per shim: latency, throughput, the big line, and ratios against bare."""
     table = [["shim", "p50 us", "p99 us", "+p50 us", "+p99 us", "msg/s", "big line s", "p50/bare", "p99/bare",
-              "added p50/bare", "added p99/bare", "msg/s /bare", "big line /cat"]]  # fmt: skip
+              "added p50/bare", "added p99/bare", "msg/s /bare", "big line /cat",
+              "big line /socat"]]  # fmt: skip
     for name in results["latency"]:
         lat = results["latency"][name]
         thr = results["throughput"].get(name, {})
@@ -44,6 +45,7 @@ def rows(results: dict[str, Any]) -> list[list[str]]:
             _fmt(r.get("latency_p50"), ".2f"), _fmt(r.get("latency_p99"), ".2f"),
             _fmt(r.get("added_latency_p50"), ".2f"), _fmt(r.get("added_latency_p99"), ".2f"),
             _fmt(r.get("throughput"), ".2f"), _fmt(r.get("big_line_vs_cat"), ".2f"),
+            _fmt(r.get("big_line_vs_socat"), ".2f"),
         ])  # fmt: skip
     return table
 

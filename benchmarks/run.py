@@ -31,7 +31,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import BenchError, big_line, latency, throughput
 from report import render_markdown, render_table, update_benchmarks_md
-from shims import BARE, DIRECT, HERE, MCPSPY, PEERS, Shim, ensure_peers, mcpspy_python, peer_env
+from shims import (
+    BARE,
+    DIRECT,
+    HERE,
+    MCPSPY,
+    PEERS,
+    SOCAT,
+    Shim,
+    ensure_peers,
+    ensure_socat,
+    mcpspy_python,
+    peer_env,
+)
 
 Figure = dict[str, Any]
 
@@ -198,6 +210,7 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "added_latency_p99": ratio(added(name, "p99_us"), added("bare", "p99_us")),
             "throughput": ratio(num(thr, name, "messages_per_s"), num(thr, "bare", "messages_per_s")),
             "big_line_vs_cat": ratio(num(big, big_name(name), "seconds"), num(big, "cat", "seconds")),
+            "big_line_vs_socat": ratio(num(big, big_name(name), "seconds"), num(big, "socat", "seconds")),
         }  # fmt: skip
     mine = ratios.get("mcpspy", {})
 
@@ -211,6 +224,7 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "added_latency_p99 <= 1.5x bare": check(mine.get("added_latency_p99"), lambda v: v <= 1.5),
         "throughput >= 0.5x bare": check(mine.get("throughput"), lambda v: v >= 0.5),
         "64 MiB line <= 3x cat": check(mine.get("big_line_vs_cat"), lambda v: v <= 3.0),
+        "64 MiB line <= 1.15x socat": check(mine.get("big_line_vs_socat"), lambda v: v <= 1.15),
         "memory flat": results["memory"].get("flat"),
     }
     return ratios, targets
@@ -245,9 +259,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--json", metavar="PATH", help="where to write the results (default: results/latest.json)"
     )
-    parser.add_argument("--no-peers", action="store_true", help="measure only direct, bare and mcpspy")
+    parser.add_argument("--no-peers", action="store_true", help="measure only direct, bare, socat and mcpspy")
     parser.add_argument(
-        "--install-peers", action="store_true", help="create benchmarks/.peers-venv if missing"
+        "--install-peers",
+        action="store_true",
+        help="create benchmarks/.peers-venv if missing, and install socat (as root, with apt-get)",
     )
     parser.add_argument(
         "--update-md", action="store_true", help="rewrite BENCHMARKS.md's table (default on full runs)"
@@ -258,10 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     install = args.install_peers or (mode == "full" and not args.no_peers)
 
     results: dict[str, Any] = {"mode": mode, "machine": machine(), "sizes": asdict(sizes)}
-    shims = [DIRECT, BARE, MCPSPY]
     skipped = {p.name: "not asked (--no-peers)" for p in PEERS} if args.no_peers else ensure_peers(install)
-    shims += [p for p in PEERS if p.name not in skipped]
-    results["shims"] = {s.name: s.note for s in (DIRECT, BARE, MCPSPY, *PEERS)}
+    socat_words = [*echo_server(), shutil.which("cat") or "cat"]
+    if (socat_missing := ensure_socat(args.install_peers or mode == "full", socat_words)) is not None:
+        skipped[SOCAT.name] = socat_missing
+    shims = [s for s in (DIRECT, BARE, SOCAT, MCPSPY, *PEERS) if s.name not in skipped]
+    results["shims"] = {s.name: s.note for s in (DIRECT, BARE, SOCAT, MCPSPY, *PEERS)}
 
     scratch = Path(tempfile.mkdtemp(prefix="mcpspy-bench-"))
     env = peer_env(scratch)

@@ -1,13 +1,17 @@
 """The commands under test: no proxy, the bare forwarder, mcpspy, and the peers.
 
 The peers (mcphawk, mcp-debugger) live in their own venv, benchmarks/.peers-venv,
-never in mcpspy's: they are only measured, never depended on.
+never in mcpspy's: they are only measured, never depended on. socat, the C
+forwarder a user compares with, comes from the system's package (Debian's,
+installed by the run when missing and it may).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 import venv
@@ -50,6 +54,11 @@ def _mcpspy(server: list[str], scratch: Path) -> list[str]:
     return [mcpspy_python(), "-m", "mcpspy", "--capture", str(capture), "--", *server]
 
 
+def _socat(server: list[str], scratch: Path) -> list[str]:
+    """socat with its defaults (8 KiB blocks), the server on pipes as a stdio client starts it."""
+    return [shutil.which("socat") or "socat", "-", "EXEC:" + " ".join(server) + ",pipes"]
+
+
 def _mcphawk(server: list[str], scratch: Path) -> list[str]:
     return [str(PEERS_VENV / "bin" / "mcphawk"), "wrap", "--", *server]
 
@@ -60,6 +69,7 @@ def _mcp_debugger(server: list[str], scratch: Path) -> list[str]:
 
 DIRECT = Shim("direct", _direct, note="the client talks to the server itself")
 BARE = Shim("bare", _bare, note="benchmarks/bare_forwarder.py: two threads, os.read/os.write")
+SOCAT = Shim("socat", _socat, note="socat - EXEC:'CMD',pipes (Debian's socat, default 8 KiB blocks)")
 MCPSPY = Shim("mcpspy", _mcpspy, note="mcpspy --capture FILE -- CMD (capture on)")
 PEERS = (
     Shim("mcphawk", _mcphawk, peer=True, note="mcphawk wrap -- CMD (PyPI mcphawk 1.0)"),
@@ -89,6 +99,29 @@ def ensure_peers(install: bool) -> dict[str, str]:
                 f"not installed (run benchmarks/run.py --install-peers, into {PEERS_VENV.name})"
             )
     return notes
+
+
+#: What socat's EXEC address would read as its own syntax (options, address chains, quoting).
+SOCAT_SPECIAL = re.compile(r"""[\s,:!"'\\]""")
+
+
+def ensure_socat(install: bool, server_words: list[str]) -> str | None:
+    """Install socat from the system's packages if missing and asked (as root); a skip note, or None."""
+    if shutil.which("socat") is None and install and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        try:
+            subprocess.run(
+                ["apt-get", "install", "-y", "-q", "socat"],
+                capture_output=True, env=env, timeout=600, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"apt-get install socat failed: {error}"
+    if shutil.which("socat") is None:
+        how = "apt-get install socat, or run benchmarks/run.py --install-peers as root"
+        return f"not installed ({how})"
+    if any(SOCAT_SPECIAL.search(word) for word in server_words):
+        return "the server's command has characters socat's EXEC address would parse: not measured"
+    return None
 
 
 def peer_env(scratch: Path) -> dict[str, str]:

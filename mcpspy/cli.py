@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -36,6 +35,8 @@ class Subcommand:
 
 def subcommands() -> dict[str, Subcommand]:
     """Every subcommand, imported here rather than at the top: the proxy needs none of them."""
+    from mcpspy import completion
+    from mcpspy.agent import command as agent
     from mcpspy.check import command as check
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
@@ -86,6 +87,14 @@ def subcommands() -> dict[str, Subcommand]:
         "check": Subcommand(
             "test a server with a scripted client in both eras, for CI", check.add_arguments, check.run
         ),
+        "mcp": Subcommand(
+            "an MCP server (stdio) that hands the sessions and checks to an agent; needs mcpspy[mcp]",
+            agent.add_arguments,
+            agent.run,
+        ),
+        "completion": Subcommand(
+            "a shell completion script: bash, zsh or fish", completion.add_arguments, completion.run
+        ),
     }
 
 
@@ -106,6 +115,8 @@ COMMAND_NAMES = frozenset(
         "diff",
         "check",
         "stats",
+        "mcp",
+        "completion",
     }
 )
 
@@ -132,6 +143,8 @@ commands:
   replay CAPTURE -- CMD   the recorded client against CMD; the replies compared
   diff A B                tools, prompts, resources, capabilities: what drifted
   check -- CMD ARGS...    test a server with a scripted client in both eras (for CI)
+  mcp                     an MCP server for agents: sessions, findings, checks (mcpspy[mcp])
+  completion SHELL        a completion script for bash, zsh or fish
 
 Run `mcpspy COMMAND --help` for a command's options.
 """
@@ -219,13 +232,18 @@ def proxy_parser() -> argparse.ArgumentParser:
     return p
 
 
-def subcommand_parser(commands: dict[str, Subcommand]) -> argparse.ArgumentParser:
+def subcommand_parser(
+    commands: dict[str, Subcommand],
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser, and each subcommand's own (which reports that subcommand's bad options)."""
     p = argparse.ArgumentParser(prog="mcpspy", formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"mcpspy {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parsers = {}
     for name, command in commands.items():
-        command.add_arguments(sub.add_parser(name, help=command.help))
-    return p
+        parsers[name] = sub.add_parser(name, help=command.help)
+        command.add_arguments(parsers[name])
+    return p, parsers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -248,7 +266,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_subcommand(argv: list[str]) -> int:
     """A subcommand; a crash is a bug (exit 70, with its traceback on stderr), never a finding (1)."""
     commands = subcommands()
-    args = subcommand_parser(commands).parse_args(argv)
+    parser, parsers = subcommand_parser(commands)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return commands[args.command].run(args)
     except (KeyboardInterrupt, BrokenPipeError):
@@ -272,10 +293,31 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
+#: Words people type for a subcommand they do not remember the name of (``test`` is also /usr/bin/test).
+SYNONYMS = {
+    "test": "check",
+    "lint": "check",
+    "validate": "check",
+    "ls": "sessions",
+    "list": "sessions",
+    "show": "view",
+    "open": "view",
+    "tail": "watch",
+    "follow": "watch",
+    "explain": "rules",
+}
+
+
 def misspelt_subcommand(word: str) -> str | None:
-    """The subcommand ``word`` is a typo of (two edits at most), unless ``word`` is a program to run."""
-    if "/" in word or shutil.which(word) is not None:
+    """The subcommand ``word`` was meant to be: a synonym, or within two edits of a command's name.
+
+    A program on PATH is no excuse (``stat`` and ``test`` are programs, and running them records a
+    junk session): a server whose name is near a command's is run after ``--``, as help says.
+    """
+    if "/" in word:
         return None
+    if word in SYNONYMS:
+        return SYNONYMS[word]
     distance, name = min((edit_distance(word, name, 2), name) for name in sorted(COMMAND_NAMES))
     return name if distance <= 2 else None
 
@@ -293,7 +335,7 @@ def run_proxy_cli(argv: list[str]) -> int:
         parser.error(f"unknown option {stray[0]} (the server's own options go after --)")
     if rest and not command and (meant := misspelt_subcommand(rest[0])) is not None:
         parser.error(
-            f"{rest[0]!r} is neither a command nor a program on PATH; did you mean `mcpspy {meant}`? "
+            f"{rest[0]!r} is not a command; did you mean `mcpspy {meant}`? "
             f"(to run a server by that name: mcpspy -- {rest[0]} ...)"
         )
     command = rest + command

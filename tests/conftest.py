@@ -76,3 +76,12 @@ def _own_sessions_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     monkeypatch.setenv("MCPSPY_HOME", str(tmp_path_factory.mktemp("sessions")))
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
     os.environ.pop("XDG_STATE_HOME", None)
+
+
+def mcpspy_on_path(directory: Path) -> dict[str, str]:
+    """An environment whose PATH finds this checkout's mcpspy as `mcpspy` (scripts call it by name)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    launcher = directory / "mcpspy"
+    launcher.write_text(f'#!/bin/sh\nexec {sys.executable} -m mcpspy "$@"\n')
+    launcher.chmod(0o755)
+    return {**os.environ, "PATH": f"{directory}:{os.environ['PATH']}", "PYTHONPATH": str(REPO)}

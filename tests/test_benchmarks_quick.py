@@ -13,7 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "benchmarks"
 OURS = ("direct", "bare", "mcpspy")
-PEERS = ("mcphawk", "mcp-debugger")
+PEERS = ("mcphawk", "mcp-debugger", "socat")
 
 
 def is_number(value: Any) -> bool:
@@ -94,6 +94,7 @@ def test_ratios_targets_and_table(quick: tuple[dict[str, Any], str]) -> None:
         "added_latency_p99 <= 1.5x bare",
         "throughput >= 0.5x bare",
         "64 MiB line <= 3x cat",
+        "64 MiB line <= 1.15x socat",
         "memory flat",
     }
     assert results["machine"]["nproc"] >= 1 and results["machine"]["cpu"]

@@ -80,3 +80,23 @@ def test_the_tui_refuses_a_pipe_with_a_hint(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         assert "mcpspy report" in done.stderr and done.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]  # demo started nothing
+
+
+@pytest.mark.parametrize(("word", "meant"), [("stat", "stats"), ("test", "check"), ("ls", "sessions")])
+def test_a_word_near_a_command_is_refused_even_when_it_is_a_program(
+    tmp_path: Path, word: str, meant: str
+) -> None:
+    # stat, test and ls are programs on PATH: run as servers, each left a junk session behind
+    home = tmp_path / "home"
+    done = subprocess.run([*MCPSPY, "--home", str(home), word], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert f"did you mean `mcpspy {meant}`?" in done.stderr
+    assert f"mcpspy -- {word}" in done.stderr
+    assert not home.exists() or not any(home.iterdir())
+
+
+def test_a_subcommand_s_bad_option_prints_that_subcommand_s_usage() -> None:
+    done = subprocess.run([*MCPSPY, "report", "--bogus"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: mcpspy report"), done.stderr
+    assert "mcpspy report: error: unrecognized arguments: --bogus" in done.stderr

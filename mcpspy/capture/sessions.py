@@ -83,26 +83,46 @@ def search_dirs(explicit: str | None = None, env: Mapping[str, str] | None = Non
     return unique
 
 
-def server_name(command: Sequence[str]) -> str:
-    """A short name for the server: `node build/index.js` -> `index`."""
+#: Directories a build lands in: ``dist/index.js`` is named by the project above them.
+BUILD_DIRS = frozenset({"build", "dist", "out", "src", "bin", "lib", "."})
+GENERIC_NAMES = frozenset({"index", "main", "server", "__main__", "cli", "app", "mcp"})
+
+
+def server_name(command: Sequence[str], cwd: str | None = None) -> str:
+    """A short name for the server: ``node /srv/helpdesk/dist/index.js`` -> ``helpdesk``.
+
+    Launchers (``node``, ``env``, ``uv run``), their options and ``NAME=VALUE`` settings are skipped;
+    a generic file name (``index.js``) is named by its project: the directory above the build
+    directories, or ``cwd`` for a relative path that has none.
+    """
     for i, arg in enumerate(command):
         if arg in ("-c", "-e", "--eval") and i > 0:  # an inline script: name it by its launcher
             return os.path.basename(command[0]) + "-inline"
         base = os.path.basename(arg.rstrip("/"))
-        if not base or arg.startswith("-"):
+        if not base or arg.startswith("-") or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", arg, re.DOTALL):
             continue
         if base.split("@")[0] in LAUNCHERS or re.fullmatch(r"python[\d.]*", base):
             continue
         base = re.sub(r"@[\w.^~<>=-]*$", "", base)  # npm version pins: pkg@1.2.3
         base = re.sub(r"\.(m?[jt]s|cjs|py|rb|sh|exe)$", "", base)
-        if base in ("index", "main", "server", "__main__", "cli") and len(command) > 1:
-            parent = os.path.basename(os.path.dirname(arg.rstrip("/")))
-            if parent and parent not in ("build", "dist", "src", "bin", "lib", "."):
-                base = parent
+        if base in GENERIC_NAMES and len(command) > 1:
+            base = project_name(arg, cwd) or base
         name = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-.")
         if name:
             return name[:40]
     return "server"
+
+
+def project_name(script: str, cwd: str | None) -> str | None:
+    """The directory that names a generic script: its parent, past any build directories."""
+    parts = [p for p in os.path.dirname(script.rstrip("/")).split("/") if p]
+    while parts and parts[-1] in BUILD_DIRS:
+        parts.pop()
+    if parts and parts[-1] != "..":
+        return parts[-1]
+    if not script.startswith("/") and cwd:
+        return os.path.basename(os.path.normpath(os.path.join(cwd, *parts))) or None
+    return None
 
 
 def safe_name(name: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpspy.check.model import Era
+from mcpspy.check.model import Era, Verdict
 
 M, L = (Era.MODERN,), (Era.LEGACY,)
 BOTH = (Era.MODERN, Era.LEGACY)
@@ -250,3 +250,20 @@ _ROWS = [
 ]
 
 CHECKS: dict[str, CheckSpec] = {row.id: row for row in _ROWS}
+
+
+#: Findings whose own fix replaces the check's: what makes a client drop the tools is the schema.
+SCHEMA_RULE_FAMILIES = ("tools.", "schema.")
+
+
+def verdict_fix(verdict: Verdict) -> str:
+    """What to do about this verdict: a schema that failed gets its schema rules' fixes (a list check's
+    fix would say to answer with a list, which the server did), anything else the check's own fix."""
+    from mcpspy.analysis.catalogue import RULES
+
+    fixes: dict[str, None] = {}
+    for finding in sorted(verdict.findings, key=lambda f: -f.severity):
+        rule = RULES.get(finding.id)
+        if rule is not None and rule.fix and finding.id.startswith(SCHEMA_RULE_FAMILIES):
+            fixes[f"{rule.fix} ({finding.id})"] = None
+    return " ".join(fixes) if fixes else CHECKS[verdict.check_id].fix

@@ -132,6 +132,7 @@ class Driver:
         self.t0 = time.monotonic()
         self.received: list[Received] = []
         self.stdout_closed = threading.Event()
+        self.stdout_closed_after: float | None = None  # seconds from start to the server's stdout closing
         self.stdin_drained = threading.Event()
         self._sent_lines = 0
         self._lines_read = 0
@@ -209,6 +210,14 @@ class Driver:
         except subprocess.TimeoutExpired:
             return None
 
+    def no_reply_reason(self, waited: float) -> str:
+        """Why a request went unanswered: the wait ran out, or the server had gone (and when)."""
+        if self.stdout_closed_after is None:
+            return f"no reply in {waited:g}s"
+        code = self.wait_exit(1.0)  # the proxy exits with the server's code right after its stdout ends
+        exited = "closed its stdout" if code is None else f"exited (code {code})"
+        return f"no reply: the server {exited} {self.stdout_closed_after:.1f}s after it started"
+
     def stop(self) -> None:
         """Make sure the proxy (and so the server) is gone: SIGTERM, then SIGKILL."""
         if self.proc.poll() is None:
@@ -262,6 +271,7 @@ class Driver:
             self._deliver(assembler.close(), t)
             stdout.close()
             with self._cond:
+                self.stdout_closed_after = t
                 self.stdout_closed.set()
                 self._cond.notify_all()
 

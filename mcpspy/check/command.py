@@ -42,11 +42,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json", "junit", "sarif"),
+        choices=("text", "json", "junit", "sarif", "html"),
         default="text",
         help="report format (default: text)",
     )
     parser.add_argument("--out", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        type=_also,
+        metavar="FORMAT=FILE",
+        help="also write the report in FORMAT to FILE, from the same run (repeatable: sarif=x.sarif)",
+    )
+    parser.add_argument("--badge", metavar="FILE", help="write an SVG badge: mcp check | passing / N failing")
     parser.add_argument(
         "--fail-on",
         choices=("error", "warning", "never"),
@@ -84,6 +93,15 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _also(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if name not in FORMATS or not sep or not path:
+        raise argparse.ArgumentTypeError(
+            f"expected FORMAT=FILE with FORMAT one of {', '.join(FORMATS)}: {text!r}"
+        )
+    return name, path
+
+
 def _call(text: str) -> tuple[str, Any]:
     name, sep, arguments = text.partition("=")
     if not name:
@@ -118,10 +136,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{exc.filename or home}: {exc.strerror or exc}")
-    try:
-        _emit(FORMATS[args.format]()(result), args.out)
-    except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+    outputs = [(args.format, args.out), *args.also]
+    if args.badge is not None:
+        outputs.append(("badge", args.badge))
+    for name, out in outputs:
+        try:
+            _emit(FORMATS[name]()(result), out)
+        except OSError as exc:
+            return _fail(f"cannot write {out}: {exc.strerror or exc}")
     if not any(era.answered for era in result.eras):
         eras_text = " or ".join(era.era.value for era in result.eras)
         return _fail(f"the server never answered a request ({eras_text}); see the report and its captures")
@@ -146,6 +168,8 @@ FORMATS: dict[str, Callable[[], Callable[[CheckRun], str]]] = {
     "json": _renderer("mcpspy.check.json_", "render_check_json"),
     "junit": _renderer("mcpspy.export.junit", "render_check_junit"),
     "sarif": _renderer("mcpspy.export.sarif", "render_check_sarif"),
+    "html": _renderer("mcpspy.check.html", "render_check_html"),
+    "badge": _renderer("mcpspy.check.badge", "render_check_badge"),
 }
 
 

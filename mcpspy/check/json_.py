@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from mcpspy import __version__
-from mcpspy.check.catalogue import CHECKS
+from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.report.json_ import report_object
 
@@ -56,7 +56,7 @@ def verdict_object(era: EraRun, verdict: Verdict) -> dict[str, Any]:
         "message": verdict.message,
         "title": spec.title,
         "spec": spec.source,
-        "fix": spec.fix,
+        "fix": verdict_fix(verdict),
         "conformance": list(spec.conformance),
         "findings": [f.id for f in verdict.findings],
         "problems": [

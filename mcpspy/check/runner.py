@@ -6,6 +6,7 @@ a two-era check of a prompt server near the time of one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.records import Event, LifecycleRecord
+from mcpspy.capture.retention import policy_from, prune_at_start
 from mcpspy.capture.sessions import ensure_private_dir, server_name, session_file_name
 from mcpspy.check.client import Driver
 from mcpspy.check.model import CheckRun, Era, EraRun
@@ -24,6 +26,7 @@ from mcpspy.check.script_legacy import LegacyScript
 from mcpspy.check.script_modern import ModernScript
 
 SCRIPTS: dict[Era, type[Script]] = {Era.MODERN: ModernScript, Era.LEGACY: LegacyScript}
+CHECK_SUBDIR = "check"
 EXIT_GRACE_FACTOR = 2  # step timeouts a server may take to exit once its stdin closes
 PROXY_SHUTDOWN = 5.0  # beyond the exit grace: the proxy's SIGTERM-to-SIGKILL wait and its pipe drain
 
@@ -37,7 +40,12 @@ class Plan:
     command: tuple[str, ...]
     eras: tuple[Era, ...]
     options: Options
-    home: Path  # where the captures go (a sessions directory)
+    home: Path  # the sessions directory: the captures go to its check/ subdirectory
+
+    @property
+    def captures_dir(self) -> Path:
+        """Kept apart from the sessions a client made, so that `stats` and `sessions` count only those."""
+        return self.home / CHECK_SUBDIR
 
 
 def run_check(plan: Plan) -> CheckRun:
@@ -45,6 +53,9 @@ def run_check(plan: Plan) -> CheckRun:
     if shutil.which(plan.command[0]) is None:
         raise CheckError(f"cannot start {plan.command[0]!r}: command not found")
     ensure_private_dir(plan.home)
+    ensure_private_dir(plan.captures_dir)
+    with contextlib.suppress(ValueError):  # a bad $MCPSPY_RETAIN: the proxy says so; keep everything here
+        prune_at_start(plan.captures_dir, policy_from(None))  # the sessions dir's retention, here too
     started = datetime.now(UTC)
     with ThreadPoolExecutor(max_workers=len(plan.eras), thread_name_prefix="check-era") as pool:
         futures = [pool.submit(run_era, plan, era, started) for era in plan.eras]
@@ -57,13 +68,13 @@ def run_check(plan: Plan) -> CheckRun:
 
 
 def capture_path(plan: Plan, era: Era, started: datetime) -> tuple[Path, str]:
-    """A new file in the sessions directory, and the session's name (the server's, and the era)."""
+    """A new file in the check captures directory, and the session's name (the server's, and the era)."""
     name = f"{server_name(plan.command)}-check-{era.value}"
-    path = plan.home / session_file_name(started, name, os.getpid())
+    path = plan.captures_dir / session_file_name(started, name, os.getpid())
     n = 1
     while path.exists():  # a second check in the same millisecond
         n += 1
-        path = plan.home / session_file_name(started, f"{name}{n}", os.getpid())
+        path = plan.captures_dir / session_file_name(started, f"{name}{n}", os.getpid())
     return path, name
 
 

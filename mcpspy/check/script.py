@@ -179,8 +179,8 @@ class Script:
 
     def no_reply(self, verdict: Verdict, sent: Sent, what: str, timeout: float | None = None) -> None:
         waited = self.timeout if timeout is None else timeout
-        gone = " (the server closed its stdout)" if self.d.stdout_closed.is_set() else ""
-        verdict.problems.append(Problem(E, f"{what} got no reply in {waited:g}s{gone}", sent.evidence))
+        reason = self.d.no_reply_reason(waited)
+        verdict.problems.append(Problem(E, f"{what} got {reason}", sent.evidence))
         verdict.message = f"no reply to {what}"
 
     def judge_rejection(self, verdict: Verdict, sent: Sent, what: str, code: int, name: str) -> bool:

@@ -83,7 +83,7 @@ class LegacyScript(Script):
             sent = self.request("initialize", initialize_params(), timeout=waited)
             if sent.reply is None:
                 self._not_spoken(
-                    verdict, f"initialize got no reply in {waited:g}s", sent.evidence, named=False
+                    verdict, f"initialize got {self.d.no_reply_reason(waited)}", sent.evidence, named=False
                 )
                 return None
             if sent.error is not None:

@@ -82,7 +82,9 @@ class ModernScript(Script):
         with self.step("discover.result") as verdict:
             sent = self.request("server/discover", {"_meta": meta()}, timeout=waited)
             if sent.reply is None:
-                self._not_spoken(verdict, f"server/discover got no reply in {waited:g}s", sent.evidence)
+                self._not_spoken(
+                    verdict, f"server/discover got {self.d.no_reply_reason(waited)}", sent.evidence
+                )
                 return None
             if sent.error is not None:
                 said = f"server/discover got error {shown(sent.code)} ({shown(sent.error.get('message'))})"

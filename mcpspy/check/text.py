@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from mcpspy.analysis.model import Finding
-from mcpspy.check.catalogue import CHECKS
+from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.terminal import visible_bytes, visible_line
 
@@ -78,7 +78,7 @@ def _details(era_run: EraRun, verdict: Verdict) -> list[str]:
     if len(by_rule) > SHOWN:
         out.append(f"{PAD}… and {len(by_rule) - SHOWN} more kinds of finding")
     spec = CHECKS[verdict.check_id]
-    out.append(f"{PAD}fix: {spec.fix}")
+    out.append(f"{PAD}fix: {verdict_fix(verdict)}")
     if spec.conformance:
         out.append(f"{PAD}conformance suite: {', '.join(spec.conformance)}")
     return out

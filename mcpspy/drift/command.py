@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.capture.sessions import find_session, search_dirs
+from mcpspy.capture.sessions import SessionInfo, find_session, read_session_checked, search_dirs
 from mcpspy.drift.compare import compare_surfaces
 from mcpspy.drift.report import json_report, text_report
 from mcpspy.drift.surface import Surface, extract_surface
@@ -70,6 +70,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.save_baseline:
         name, surface = load_session(args.sessions[0], args.home)
         write_baseline(Path(args.save_baseline), surface.to_json(name))
+        held = ", ".join(f"{len(found)} {area}" for area, found in surface.items.items() if found is not None)
+        print(
+            visible_line(
+                f"saved the surface of {name} ({held or 'server info only'}) to {args.save_baseline}"
+            )
+        )
         return 0
     if args.baseline:
         a_name, a = args.baseline, load_baseline(Path(args.baseline))
@@ -87,7 +93,13 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def load_session(ref: str, home: str | None) -> tuple[str, Surface]:
-    info = find_session(ref, search_dirs(home))
+    if Path(ref).expanduser().is_file():  # a file that is there but no capture: say why, not "no such"
+        checked = read_session_checked(Path(ref).expanduser())
+        if isinstance(checked, str):
+            raise Unreadable(checked)
+        info: SessionInfo | None = checked
+    else:
+        info = find_session(ref, search_dirs(home))
     if info is None:
         raise Unreadable(f"no session or capture {ref!r}")
     try:

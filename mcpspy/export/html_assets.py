@@ -95,7 +95,13 @@ def _hash(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode() + "'"
 
 
-CONTENT_SECURITY_POLICY = (
-    f"default-src 'none'; style-src {_hash(STYLE)}; script-src {_hash(SCRIPT)}; "
-    "img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
-)
+def content_security_policy(style: str, script: str | None) -> str:
+    """A policy that admits exactly this inline style and script (by hash), and nothing else."""
+    scripts = _hash(script) if script is not None else "'none'"
+    return (
+        f"default-src 'none'; style-src {_hash(style)}; script-src {scripts}; "
+        "img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+
+
+CONTENT_SECURITY_POLICY = content_security_policy(STYLE, SCRIPT)

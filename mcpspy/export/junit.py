@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.check.catalogue import CHECKS
+from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.report.summary import Summary
 from mcpspy.terminal import visible_bytes, visible_line
@@ -26,6 +26,12 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 def xml_text(text: str) -> str:
     """Untrusted text for an XML attribute or element: controls visible, nothing XML 1.0 forbids."""
     return _NOT_XML.sub("\ufffd", visible_line(text))
+
+
+def xml_lines(lines: list[str]) -> str:
+    """Lines for an element's body: each made safe as one line, joined by real line breaks (a CI
+    page shows them as lines, not as a literal \\x0a)."""
+    return "\n".join(xml_text(line) for line in lines)
 
 
 def render_check_junit(run: CheckRun) -> str:
@@ -63,7 +69,7 @@ def _testcase(suite: ET.Element, era: EraRun, verdict: Verdict) -> None:
         return
     level = "error" if verdict.status is Status.FAIL else "warning"
     failure = ET.SubElement(case, "failure", type=level, message=message)
-    failure.text = xml_text("\n".join(_details(era, verdict)))
+    failure.text = xml_lines(_details(era, verdict))
 
 
 def _details(era: EraRun, verdict: Verdict) -> list[str]:
@@ -73,7 +79,7 @@ def _details(era: EraRun, verdict: Verdict) -> list[str]:
         for f in verdict.findings
     ]
     spec = CHECKS[verdict.check_id]
-    lines += [f"fix: {spec.fix}", f"spec: {spec.source}", f"capture: {era.capture}"]
+    lines += [f"fix: {verdict_fix(verdict)}", f"spec: {spec.source}", f"capture: {era.capture}"]
     return [line.replace("\n", " ") for line in lines]
 
 
@@ -100,16 +106,18 @@ def render_junit(summary: Summary) -> str:
         found = by_rule.get(rule.id, [])
         if not found:
             continue
-        text = "\n".join(_occurrence(summary, f) for f in found)
+        occurrences = [_occurrence(summary, f) for f in found]
         if rule.severity is Severity.INFO:
-            ET.SubElement(case, "system-out").text = xml_text(text)
+            ET.SubElement(case, "system-out").text = xml_lines(occurrences)
             continue
         failures += 1
         failure = ET.SubElement(
             case, "failure", type=rule.severity.label, message=xml_text(f"{len(found)}× {rule.summary}")
         )
         spec = public_source(rule.source)
-        failure.text = xml_text(f"{text}\nfix: {rule.fix}\nsource: {spec}\nsee `mcpspy rules {rule.id}`")
+        failure.text = xml_lines(
+            [*occurrences, f"fix: {rule.fix}", f"source: {spec}", f"see `mcpspy rules {rule.id}`"]
+        )
     ET.SubElement(suite, "properties").append(
         ET.Element("property", name="capture", value=xml_text(str(summary.path)))
     )

@@ -106,7 +106,7 @@ def render_markdown(summary: Summary) -> str:
         "",
         f"- session: {code(header.session)}",
         f"- command: {code(' '.join(header.command))}",
-        f"- started: {plain(header.started)}, duration {duration}, exit {plain(exit_text(summary.exit))}",
+        f"- started: {code(header.started)}, duration {duration}, exit {plain(exit_text(summary.exit))}",
         f"- era: {a.era.value}, protocol version {plain(a.protocol_version or 'unknown')}",
         f"- findings: {len(summary.findings)}",
         "",

@@ -21,12 +21,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prune", action="store_true", help="delete old captures (never a live one)")
     parser.add_argument("--older-than", metavar="AGE", help="with --prune: captures older than AGE (30d)")
     parser.add_argument("--keep", type=int, metavar="N", help="with --prune: all but the newest N")
+    parser.add_argument("--complete", action="store_true", help=argparse.SUPPRESS)  # for shell completion
+
+
+def complete_words(args: argparse.Namespace) -> int:
+    """Session ids and names, one a line, for the shell's Tab (a name only when it is a plain word)."""
+    words: dict[str, None] = {}
+    for s in reversed(list_sessions(search_dirs(args.home))):
+        for word in (s.session, s.header.name):
+            if word and word.isprintable() and not any(c.isspace() for c in word):
+                words[word] = None
+    sys.stdout.write("".join(f"{word}\n" for word in words))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Each session: started, live or ended, messages and findings by severity, name, command, path."""
     if args.prune:
         return prune_sessions(args)
+    if args.complete:
+        return complete_words(args)
     problems: list[str] = []
     dirs = search_dirs(args.home)
     counted = count_sessions(list_sessions(dirs, problems), dirs[0] if dirs else None)

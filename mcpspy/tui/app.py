@@ -5,8 +5,12 @@ polling every 25 ms when idle), feeds the records to the Analyzer it alone
 owns, and posts ``Analysed`` batches. The app composes the panes (tui/panes/),
 hands each batch to them, and routes what they say to each other: the list's
 cursor to the detail pane, a chosen finding to the list, the bars' filter,
-search and seq to the list, and any change to the header. The keys that open
-screens or act on the selection are in keys.py.
+search and seq to the list, and any change to the header.
+
+The app is split by screen area: the list pane (panes/message_list.py) and
+the side pane (panes/side.py) own the keys that act on them; the app keeps
+those that open bars and screens. Every key is written once, in keymap.py,
+which makes the bindings, the command palette and the help.
 
 Following a server across restarts: while `watch` shows a session, a second
 worker watches the sessions directories (restarts.py); once the session has
@@ -16,36 +20,49 @@ the filter, the search and the order, and says so in the header.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.replay_policy import collector_paused
-from mcpspy.tui.keys import SIDE_TABS, InspectorKeys
-from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
+from mcpspy.tui.exchange_view import exchange_parts
+from mcpspy.tui.export import ExportRequest, render_export, write_private
+from mcpspy.tui.export_screen import ExportScreen
+from mcpspy.tui.help_screen import HelpScreen
+from mcpspy.tui.keymap import AREAS, bindings, palette_entries
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot, session_now
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
 from mcpspy.tui.panes.header import HeaderBar, HeaderState
 from mcpspy.tui.panes.inflight import InFlightPane
 from mcpspy.tui.panes.message_list import MessageList
+from mcpspy.tui.panes.side import SidePane, compose_side
 from mcpspy.tui.panes.stderr import StderrPane
 from mcpspy.tui.panes.timeline import TimelinePane
 from mcpspy.tui.restarts import POLL, NextSession
 from mcpspy.tui.search import Search
+from mcpspy.tui.sessions_screen import SessionsScreen
+from mcpspy.tui.widgets.prompt_bar import PromptBar
 
 POLL_IDLE = 0.025
 WIDE = 120  # from this many columns the side pane sits beside the list, else under it
@@ -73,7 +90,13 @@ class Restarted(TextualMessage):
     generation: int
 
 
-class InspectorApp(InspectorKeys):
+@dataclass
+class Exported(TextualMessage):
+    text: str  # what to say
+    failed: bool = False
+
+
+class InspectorApp(App[None]):
     """`mcpspy watch` and `mcpspy view`: the same app, following or not.
 
     ``clock`` gives the wall-clock time in seconds since the epoch; in-flight ages
@@ -91,6 +114,8 @@ class InspectorApp(InspectorKeys):
     #main.wide #side { width: 1fr; min-width: 49; margin-left: 1; }
     #side TabPane { padding: 0; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = list(bindings())
+    APP_ACTIONS = frozenset({"help", "open_bar", "escape", "export", "sessions", "switch_pane"})
 
     def __init__(
         self,
@@ -102,6 +127,7 @@ class InspectorApp(InspectorKeys):
         follow_restarts: bool = False,
     ) -> None:
         super().__init__()
+        self._action_targets.update(AREAS)  # `message_list.pair`: the key's action, on the pane that does it
         self.path = path
         self.live = live
         self.slow_after = slow_after
@@ -124,10 +150,7 @@ class InspectorApp(InspectorKeys):
         with Horizontal(id="main"):
             message_list = self._message_list = MessageList(id="messages")
             yield message_list
-            with TabbedContent(id="side"):
-                for tab, label, pane in SIDE_TABS:
-                    with TabPane(label, id=tab):
-                        yield pane(id=tab.removeprefix("tab-"))
+            yield from compose_side("side")
         yield FilterBar(id="filter-bar")
         yield SearchBar(id="search-bar")
         yield GotoBar(id="goto-bar")
@@ -151,6 +174,10 @@ class InspectorApp(InspectorKeys):
         return self._message_list
 
     @property
+    def side(self) -> SidePane:
+        return self.query_one(SidePane)
+
+    @property
     def rows(self) -> Sequence[Message]:
         """The messages the list shows (those that pass the filter)."""
         return self.message_list.rows
@@ -161,7 +188,7 @@ class InspectorApp(InspectorKeys):
     def follow_capture(self, path: Path, live: bool, generation: int) -> None:
         worker = get_current_worker()
         try:
-            feed = CaptureFeed(path, live, self.slow_after)
+            feed = CaptureFeed(path, live, self.slow_after, self.clock)
         except OSError as exc:
             self.post_message(CaptureProblem(f"cannot open {path}: {exc.strerror}", generation))
             return
@@ -297,25 +324,25 @@ class InspectorApp(InspectorKeys):
         self.set_search(event.value)
         self.message_list.focus()
         if self.search is not None:
-            self.action_search_next(1, include_current=True)
+            self.message_list.action_search_next(1, include_current=True)
 
     @on(GotoBar.Entered, "#goto-bar")
     def goto_entered(self, event: GotoBar.Entered) -> None:
         self.message_list.focus()
-        self.go_to_seq(event.value)
+        self.message_list.go_to_seq(event.value)
 
     @on(FindingsPane.JumpTo)
     def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
         if self.message_list.jump_to(event.seq):
-            self.query_one(TabbedContent).active = "tab-detail"
+            self.side.active = "tab-detail"
             self.message_list.focus()
         elif self.message_list.filter is not None:
             self.notify(f"line {event.seq} is hidden by the filter", severity="warning", markup=False)
         else:
             self.notify(f"line {event.seq} is a process event, not a message", markup=False)
 
-    @on(TabbedContent.TabActivated, "#side")
-    def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+    @on(SidePane.TabActivated, "#side")
+    def tab_shown(self, event: SidePane.TabActivated) -> None:
         self.refresh_side()
 
     def set_search(self, search: Search | None) -> None:
@@ -359,7 +386,7 @@ class InspectorApp(InspectorKeys):
     def refresh_side(self) -> None:
         """The in-flight and timeline tabs, when shown (a hidden one is refreshed as it is shown)."""
         try:
-            active = self.query_one(TabbedContent).active
+            active = self.side.active
         except NoMatches:  # the app is closing
             return
         if active == "tab-inflight":
@@ -371,11 +398,104 @@ class InspectorApp(InspectorKeys):
         """Seconds since the session started: by the clock while live, else the last line's time."""
         messages = self.message_list.all_messages
         last_t = messages[-1].t if messages else 0.0
-        if self.live and self.snapshot.started_epoch is not None:
-            return max(last_t, self.clock() - self.snapshot.started_epoch)
-        return last_t
+        return session_now(self.live, self.snapshot.started_epoch, last_t, self.clock)
 
     def tick(self) -> None:
         """Ages of in-flight requests tick by the clock (slow ones are flagged by the worker)."""
         if self.live:
             self.refresh_side()
+
+    # --- the app's own keys (keymap.py): the bars, the screens, the focus between panes
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The inspector's keys do nothing over another screen (a dialog), nor while typing in a box."""
+        if action not in self.APP_ACTIONS:
+            return True
+        if action == "open_bar" and isinstance(self.focused, Input):
+            return False  # a `/` or `:` typed in a box is text
+        return self.screen is self.screen_stack[0]
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if screen is not self.screen_stack[0]:
+            return
+        for title, description, key in palette_entries():
+            yield SystemCommand(title, description, partial(self.run_action, key.action))
+
+    def action_open_bar(self, bar_id: str) -> None:
+        """Open one bar (closing another that is open), with the focus in it at once."""
+        for bar in self.query(PromptBar):
+            if bar.id != bar_id and bar.is_open:
+                bar.close()
+        self.query_one(f"#{bar_id}", PromptBar).open()
+
+    def action_escape(self) -> None:
+        """Close the open bar; else clear the search."""
+        open_bars = [bar for bar in self.query(PromptBar) if bar.is_open]
+        for bar in open_bars:
+            bar.close()
+        if open_bars:
+            self.message_list.focus()
+        elif self.search is not None:
+            self.set_search(None)
+
+    def action_switch_pane(self) -> None:
+        """`tab`: from the message list to the side pane's content and back."""
+        pane = self.side.pane
+        inside = pane.has_focus_within or pane.has_focus
+        target: Widget | None = self.message_list if inside else pane
+        if isinstance(self.focused, Widget) and any(bar.has_focus_within for bar in self.query(PromptBar)):
+            target = self.message_list
+        if target is pane and not pane.focusable:  # a container: its first focusable child
+            target = next((w for w in pane.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_sessions(self) -> None:
+        self.push_screen(SessionsScreen(self.session_dirs, self.path), self._session_chosen)
+
+    def _session_chosen(self, session: SessionInfo | None) -> None:
+        if session is not None and session.path != self.path:
+            self.open_session(session.path, session.live)
+
+    def action_export(self) -> None:
+        message = self.message_list.current
+        shown = len(self.rows)
+        view = f"the filtered view: {shown} messages" if self.message_list.filter else f"all {shown} messages"
+        exchange_text = None
+        if message is not None:
+            exchange, parts = exchange_parts(message, self.message_list.all_messages)
+            if exchange is not None:
+                exchange_text = f"the exchange: {exchange.method} id {exchange.id!r}, {len(parts)} messages"
+        self.push_screen(ExportScreen(self.path, view, exchange_text, Path.cwd()), self._export_chosen)
+
+    def _export_chosen(self, request: ExportRequest | None) -> None:
+        if request is None:
+            return
+        keep: set[int] | None = None
+        if request.scope == "exchange" and self.message_list.current is not None:
+            _, parts = exchange_parts(self.message_list.current, self.message_list.all_messages)
+            keep = {part.message.seq for part in parts}
+        elif self.message_list.filter is not None:
+            keep = {m.seq for m in self.rows}
+        self.notify(f"exporting to {request.dest}…", markup=False)
+        self.export(request, keep, concluded=self.loaded)
+
+    @work(thread=True, group="export")
+    def export(self, request: ExportRequest, keep: set[int] | None, concluded: bool) -> None:
+        try:
+            text = render_export(self.path, request.fmt, keep, concluded)
+            write_private(request.dest, text, request.overwrite)
+        except Exception as exc:  # a bad path, a full disk, a capture gone: said, never a crash
+            self.post_message(Exported(f"export failed: {exc}", failed=True))
+            return
+        what = "the exchange" if request.scope == "exchange" else "the view"
+        self.post_message(Exported(f"exported {what} as {request.fmt} to {request.dest}"))
+
+    @on(Exported)
+    def exported(self, event: Exported) -> None:
+        text = re.sub(r"\s+", " ", event.text)
+        self.notify(text, severity="error" if event.failed else "information", markup=False, timeout=8)

@@ -12,32 +12,10 @@ from textual.widgets import Footer
 
 from mcpspy.analysis.model import Severity
 from mcpspy.filters import FIELDS, SYNTAX_HELP
+from mcpspy.tui.keymap import HELP
 from mcpspy.tui.panes.timeline import timeline_legend
 from mcpspy.tui.rows import DIRECTION, DIRECTION_STYLE, MARK, MARK_STYLE
 from mcpspy.tui.widgets.textview import TextView
-
-KEYS = (
-    ("j/k, arrows, PgUp/PgDn", "move in the list (moving up stops following)"),
-    ("g/G, Home/End", "first and last message (G follows again)"),
-    ("f", "follow the newest message, or stop"),
-    ("p", "jump between a request and its reply"),
-    ("x", "follow the exchange: request, progress, cancel, reply, late reply in one screen"),
-    ("v", "the message in full, however big (r: raw/JSON)"),
-    ("/", "filter (up/down: earlier filters; checked as you type)"),
-    ("ctrl+f, n/N", "search: highlight the text; next and previous message with it"),
-    (":", "go to a seq"),
-    ("o", "order: by seq, slowest exchange first, biggest first"),
-    ("t", "time: since the start, wall clock, since the row above"),
-    ("y / Y", "copy the message (Y: it and its pair) to the clipboard, as JSON lines"),
-    ("l / L, c", "a cursor on the detail's JSON lines; c copies the JSON path under it"),
-    ("e", "export the filtered view or the exchange (text, json, markdown, ...)"),
-    ("s", "sessions: open another, live or finished"),
-    ("tab", "from the list to the side tab's content and back"),
-    ("1-5, [ ]", "detail, findings, in flight, stderr, timeline"),
-    ("enter", "on a finding: jump to its message"),
-    ("ctrl+p", "command palette"),
-    ("q", "quit (escape closes a box or a screen)"),
-)
 
 
 def heading(text: str) -> Text:
@@ -57,7 +35,7 @@ def severity_legend() -> Text:
 
 
 def help_lines() -> list[Text]:
-    lines = [heading("Keys"), *pairs(KEYS, 22), Text("")]
+    lines = [heading("Keys"), *pairs(tuple((row.shown, row.what) for row in HELP), 22), Text("")]
     lines += [heading("Header"), Text.assemble("findings by severity: ", severity_legend())]
     lines += pairs(
         (

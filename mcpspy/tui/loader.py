@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -93,6 +94,13 @@ class Batch:
         self.opened = self.opened or later.opened
 
 
+def session_now(live: bool, started_epoch: float | None, last_t: float, clock: Callable[[], float]) -> float:
+    """Seconds since the session started: by ``clock`` (the epoch's) while live, else the last line's time."""
+    if live and started_epoch is not None:
+        return max(last_t, clock() - started_epoch)
+    return last_t
+
+
 def epoch_of(started: str) -> float | None:
     try:
         return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
@@ -106,8 +114,15 @@ Listed = LifecycleRecord | tuple[Message, Parsed | None]  # what waits for the a
 class CaptureFeed:
     """Reader + Analyzer for one capture. Raises OSError / CaptureFormatError from the reader."""
 
-    def __init__(self, path: Path, live: bool, slow_after: float = DEFAULT_SLOW_AFTER) -> None:
+    def __init__(
+        self,
+        path: Path,
+        live: bool,
+        slow_after: float = DEFAULT_SLOW_AFTER,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.live = live
+        self.clock = clock  # the app's: one "now" for the ages it shows and the slowness judged here
         self.reader = CaptureReader(path)
         self.replay = Replay(slow_after)
         self.started_epoch: float | None = None
@@ -196,10 +211,7 @@ class CaptureFeed:
             batch.ended = self.done = True
 
     def session_now(self) -> float:
-        """Seconds since the session started: by the wall clock while live, else the last record's."""
-        if self.live and self.started_epoch is not None:
-            return max(self.last_t, time.time() - self.started_epoch)
-        return self.last_t
+        return session_now(self.live, self.started_epoch, self.last_t, self.clock)
 
     def snapshot(self) -> Snapshot:
         a = self.analyzer

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,42 @@ from tests.conftest import MCPSPY
         (["/usr/local/bin/my-server", "--port", "3"], "my-server"),
         (["cat"], "cat"),
         (["python3", "-c", "import sys; print(1)"], "python3-inline"),
+        (["env", "VERSION=2", "python3", "s.py"], "s"),
+        (["env", "-i", "A=b", "node", "main.js"], "main"),
+        (["node", "/srv/helpdesk/dist/index.js"], "helpdesk"),
     ],
 )
 def test_server_name_names_the_server_not_its_launcher(command: list[str], name: str) -> None:
     assert server_name(command) == name
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "name"),
+    [
+        (["node", "dist/index.js"], "/home/u/weather-server", "weather-server"),
+        (["node", "index.js"], "/home/u/helpdesk", "helpdesk"),
+        (["node", "../build/index.js"], "/home/u/helpdesk/test", "helpdesk"),
+        (["node", "tools/index.js"], "/home/u/helpdesk", "tools"),
+        (["node", "/abs/dist/index.js"], "/elsewhere", "abs"),
+    ],
+)
+def test_a_generic_script_is_named_by_its_project(command: list[str], cwd: str, name: str) -> None:
+    assert server_name(command, cwd) == name
+
+
+def test_the_proxy_names_a_built_script_by_the_directory_it_runs_in(tmp_path: Path) -> None:
+    project = tmp_path / "weather-server"
+    (project / "dist").mkdir(parents=True)
+    (project / "dist" / "index.py").write_text("")
+    home = tmp_path / "home"
+    subprocess.run(
+        [*MCPSPY, "--home", str(home), "--", sys.executable, "dist/index.py"],
+        cwd=project,
+        check=True,
+        timeout=60,
+    )
+    [capture] = home.glob("*.jsonl")
+    assert "-weather-server-" in capture.name
 
 
 def test_sessions_dir_from_environment() -> None:

@@ -112,6 +112,8 @@ def test_junit_has_a_testcase_per_check_and_parses(home: Path, as_json: dict[str
     failure = by_name[("mcpspy.check.modern", "framing.stdout")].find("failure")
     assert failure is not None and failure.get("type") == "error"
     assert "\\x1b" in (failure.text or "")  # the escape made visible, never raw in the XML
+    body = (failure.text or "").splitlines()  # real line breaks between the lines, never a literal \x0a
+    assert len(body) >= 3 and body[-3].startswith("fix: ") and "\\x0a" not in (failure.text or "")
     warning = by_name[("mcpspy.check.legacy", "robust.parse-error")].find("failure")
     assert warning is not None and warning.get("type") == "warning"
     assert by_name[("mcpspy.check.legacy", "list.prompts")].find("skipped") is not None
@@ -160,6 +162,8 @@ def test_sarif_and_junit_of_a_recorded_session(as_json: dict[str, Any]) -> None:
     assert len(cases) == len(RULES)
     failed = {c.get("name") for c in cases if c.find("failure") is not None}
     assert "stdout.not-json" in failed and "stdin.not-json" in failed  # a report judges both sides
+    body = next(c for c in cases if c.get("name") == "stdout.not-json").findtext("failure") or ""
+    assert "\\x0a" not in body and body.splitlines()[-3].startswith("fix: ")
     del capture
 
 

@@ -94,8 +94,8 @@ def test_the_legacy_client_answers_the_servers_ping(tmp_path: Path) -> None:
 
 def test_each_era_is_an_ordinary_session_that_report_and_sessions_open(tmp_path: Path) -> None:
     result = run_check(tmp_path, faulty(), "--timeout", "2")
-    listed = subprocess.run(
-        [sys.executable, "-m", "mcpspy", "sessions", "--home", str(tmp_path), "--json"],
+    listed = subprocess.run(  # check's sessions are kept apart, in the sessions dir's check/
+        [sys.executable, "-m", "mcpspy", "sessions", "--home", str(tmp_path / "check"), "--json"],
         capture_output=True,
         text=True,
         check=True,

@@ -69,6 +69,8 @@ def test_a_saved_baseline_passes_for_its_session_and_fails_for_a_drifted_one(
 ) -> None:
     baseline = tmp_path / "surface.json"
     assert main(["diff", "--save-baseline", str(baseline), str(BASE)]) == 0
+    said = capsys.readouterr().out
+    assert f"saved the surface of {BASE}" in said and "2 tools" in said and str(baseline) in said
     assert baseline.stat().st_mode & 0o777 == 0o600
     saved = json.loads(baseline.read_text())
     assert saved["mcpspy_baseline"] == 1 and [t["name"] for t in saved["tools"]] == ["search", "close_ticket"]
@@ -85,6 +87,16 @@ def test_a_baseline_is_never_written_through_a_symlink(tmp_path: Path) -> None:
     link.symlink_to(target)
     assert main(["diff", "--save-baseline", str(link), str(BASE)]) == 0
     assert target.read_text() == "keep me" and not link.is_symlink()
+
+
+def test_a_file_that_is_not_a_capture_is_said_to_be_not_a_capture(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    assert main(["diff", str(notes), str(BASE)]) == 2
+    err = capfd.readouterr().err
+    assert f"{notes}: not an mcpspy capture" in err and "no session or capture" not in err
 
 
 def test_sessions_are_found_by_name_in_the_sessions_directory(

@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from mcpspy.capture.reader import read_capture
 from tests.conftest import FIXTURES, MCPSPY, python_server
 from tests.report.helpers import SERVER, make_capture, report, request
 
@@ -91,6 +92,8 @@ def test_markdown_transcript_pairs_reply_under_request(tmp_path: Path) -> None:
     assert "**reply** (answered after " in md
     assert '```json\n{\n  "jsonrpc": "2.0",' in md
     assert "*unanswered: no reply was seen.*" in md
+    started = read_capture(capture).header.started
+    assert f"- started: `{started}`," in md  # a date in code, not 2026\\-12\\-04
 
 
 def test_session_lookup_by_name_id_and_newest(tmp_path: Path) -> None:

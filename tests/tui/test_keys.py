@@ -14,6 +14,7 @@ from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.export_screen import ExportScreen
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.help_screen import HelpScreen
+from mcpspy.tui.keymap import HELP, KEYS
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.sessions_screen import SessionsScreen
 from mcpspy.tui.time_display import TimeDisplay, time_text
@@ -237,3 +238,42 @@ async def test_question_mark_lists_keys_and_legends() -> None:
             assert said in text, said
         await pilot.press("question_mark")
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_every_key_is_written_once_and_bound_palette_and_help_from_it() -> None:
+    """keymap.py is the one place: each key bound once, its action found on its area, listed in the help."""
+    bound = [key.key for key in KEYS]
+    assert len(bound) == len(set(bound)), "a key bound twice"
+    app = fixture_app("lesson-out-of-order")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        for key in KEYS:
+            assert app._bindings.key_to_bindings[key.key][0].action == key.action
+            target, name, _ = app._parse_action(key.action, app)
+            assert callable(getattr(target, f"action_{name}", None)), key
+        palette = {command.title: command.help for command in app.get_system_commands(app.screen)}
+        for key in KEYS:
+            if key.palette is not None:
+                assert palette[key.title or key.label].endswith(f"({key.shown})")
+        await pilot.press("question_mark")
+        await pilot.pause(0.1)
+        view = app.screen.query_one(TextView)
+        text = "\n".join(view.line_text(y) for y in range(view.line_count))
+        assert all(f"{row.shown.ljust(22)}  {row.what[:40]}" in text for row in HELP)
+
+
+async def test_list_keys_act_from_the_side_pane_and_not_over_a_screen() -> None:
+    """`p` pairs with the focus in the detail; over the help screen it does nothing."""
+    app = fixture_app("lesson-out-of-order")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("g", "tab")
+        assert app.side.pane.has_focus
+        before = app.message_list.current
+        await pilot.press("p")
+        assert app.message_list.current is not before
+        await pilot.press("question_mark", "p", "question_mark")
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.message_list.current is not before  # p over the help moved nothing
+        await pilot.press("p")
+        assert app.message_list.current is before

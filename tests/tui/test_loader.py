@@ -18,6 +18,7 @@ from mcpspy.tui import loader
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.panes.findings import FindingsPane
 from tests.conftest import FIXTURES
+from tests.tui.snapshot_app import started_epoch
 from tests.tui.test_app import header_of, wait_rows
 
 
@@ -133,3 +134,18 @@ def test_the_snapshot_carries_the_latest_tools_list_cost_as_the_report_counts_it
     expected = context_cost(analyzer.exchanges, analyzer.message).tools.tokens
     assert expected > 0 and feed.snapshot().context_tokens == expected
     feed.close()
+
+
+@pytest.mark.parametrize(
+    ("age", "rules"), [(42.0, {"pairing.slow"}), (61.0, {"pairing.slow", "request.no-progress-token"})]
+)
+def test_a_live_feed_judges_waiting_by_the_apps_clock(age: float, rules: set[str]) -> None:
+    """One clock for "now": the ages shown and the slowness judged agree (the feed ran on its own before)."""
+    path = FIXTURES / "pairing-unanswered.jsonl"
+    started = started_epoch(path)
+    feed = loader.CaptureFeed(path, live=True, slow_after=30.0, clock=lambda: started + age)
+    findings = []
+    for _ in range(20):
+        findings += feed.step().findings
+    assert {str(f.id) for f in findings} == rules
+    assert feed.session_now() == age

@@ -80,13 +80,14 @@ class DetailPane(TextView):
     def __init__(self, id: str | None = None) -> None:
         super().__init__("select a message", id=id)
         self.text = ""  # what the pane shows, as plain text (what a test reads)
+        self.message: Message | None = None  # the message shown
         self._seq: int | None = None
 
     def show(self, message: Message | None) -> None:
         """Show ``message``, unless it is the one shown already (and unchanged since)."""
         if message is None or message.seq == self._seq:
             return
-        self._seq = message.seq
+        self.message, self._seq = message, message.seq
         lines = detail_lines(message)
         self.text = "\n".join(line.plain for line in lines)
         self.set_lines(lines)
@@ -95,7 +96,7 @@ class DetailPane(TextView):
 
     def clear(self) -> None:
         """Show nothing (another session is opened)."""
-        self._seq = None
+        self.message = self._seq = None
         self.text = ""
         self.set_text("select a message")
 

@@ -5,6 +5,10 @@ them), says which message is under the cursor (``Shown``) and when following,
 the filter, the order or the counts changed (``Changed``), and stops following
 when the user moves up, as a pager does. Sorted by latency or size (`o`), it
 keeps the cursor on its message and does not follow: the newest is not last.
+
+The keys that act on the list and its selection are its actions (keymap.py
+binds them): follow, pair, order, time, the search's next match, go to a seq,
+the whole message, the exchange, copy.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from textual.message import Message as TextualMessage
 
 from mcpspy.analysis.model import Message
 from mcpspy.filters import Filter
+from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.panes.detail import pair_of
 from mcpspy.tui.rows import Cell, message_cells
 from mcpspy.tui.search import Search
 from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
+from mcpspy.tui.whole_message import WholeMessage
 from mcpspy.tui.widgets.rowlist import RowList
 
 NO_MESSAGES = "no messages yet"
@@ -49,6 +55,11 @@ def latency_key(message: Message) -> tuple[float, int]:
 
 def size_key(message: Message) -> tuple[int, int]:
     return (-message.size, message.seq)
+
+
+def line_of(message: Message) -> str:
+    """The message as it was on the wire (one JSON line), for the clipboard."""
+    return message.raw.decode("utf-8", "replace")
 
 
 class MessageList(RowList[Message]):
@@ -222,3 +233,87 @@ class MessageList(RowList[Message]):
             self.follow = self.order is Order.SEQ  # sorted, the last row is not the newest
             self.post_message(self.Changed(self))
         self.post_message(self.Shown(self, self.current))
+
+    # --- the keys (keymap.py): they do nothing while a screen is over the inspector
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.app.screen is self.screen
+
+    def action_toggle_follow(self) -> None:
+        self.set_follow(not self.follow)
+
+    def action_pair(self) -> None:
+        self.jump_to_pair()
+
+    def action_order(self) -> None:
+        order = self.order.next()
+        self.set_order(order)
+        self.notify(
+            f"order: by {order.value}" + ("" if order.value == "seq" else " (f: back to following)"),
+            markup=False,
+        )
+
+    def action_time_display(self) -> None:
+        display = self.time_display.next()
+        self.set_time_display(display)
+        self.notify(f"time: {display.value}", markup=False)
+
+    def action_search_next(self, step: int, include_current: bool = False) -> None:
+        """`n`/`N`: the next (previous) message with the searched text, wrapping around."""
+        if self.search is None:
+            self.notify("nothing searched yet: ctrl+f", markup=False)
+            return
+        rows, cursor = self.rows, self.cursor
+        if include_current and 0 <= cursor < len(rows) and self.search(rows[cursor]):
+            index: int | None = cursor
+        else:
+            index = self.search.next_index(rows, cursor, step) if rows else None
+        if index is None:
+            self.notify(f"no message has {self.search.text!r}", severity="warning", markup=False)
+            return
+        self.jump_to_row(index)
+
+    def go_to_seq(self, seq: int) -> None:
+        """`:`: the cursor to message ``seq``, or the nearest listed one (saying why)."""
+        if self.jump_to(seq):
+            return
+        nearest = self.nearest_shown(seq)
+        if nearest is None:
+            self.notify("the list is empty", severity="warning", markup=False)
+            return
+        self.jump_to(nearest)
+        known = {m.seq for m in self.all_messages}
+        why = (
+            "is hidden by the filter"
+            if seq in known
+            else "is not a message (a process event, or past the end)"
+        )
+        self.notify(f"seq {seq} {why}: at seq {nearest}, the nearest", markup=False)
+
+    def action_whole(self) -> None:
+        if self.current is not None:
+            self.app.push_screen(WholeMessage(self.current))
+
+    def action_follow_exchange(self) -> None:
+        if self.current is not None:
+            self.app.push_screen(FollowExchange(self.current, self.all_messages))
+
+    def action_copy(self, with_pair: bool) -> None:
+        """`y`: the message's line to the clipboard; `Y`: it and its pair, in seq order (JSON lines)."""
+        message = self.current
+        if message is None:
+            return
+        messages = [message]
+        if with_pair:
+            seq = pair_of(message)
+            pair = next((m for m in self.all_messages if m.seq == seq), None) if seq else None
+            if pair is None:
+                self.notify(
+                    f"seq {message.seq} has no pair: copied it alone", severity="warning", markup=False
+                )
+            else:
+                messages = sorted([message, pair], key=lambda m: m.seq)
+        text = "\n".join(line_of(m) for m in messages)
+        self.app.copy_to_clipboard(text)
+        seqs = " and ".join(str(m.seq) for m in messages)
+        self.notify(f"copied seq {seqs} ({len(text.encode()):,} bytes) to the clipboard", markup=False)
