@@ -160,3 +160,23 @@ def test_the_client_reaction_is_read_from_the_wire(tmp_path: Path) -> None:
     }
     # The dropped reply's request, never answered, is the injection's doing, not the server's.
     assert [f["id"] for f in data["findings"] if not f["injected"]] == []
+
+
+def test_a_client_that_starts_the_server_again_restarted(tmp_path: Path) -> None:
+    """After a crash, the same command started again in the same sessions directory: restarted."""
+    home = tmp_path / "sessions"
+    home.mkdir(mode=0o700)
+    crashed = Client(home, ["lifecycle.crash-in-flight@tools/list"])
+    crashed.start()
+    assert not crashed.ask(2, "tools/list", wait=10)  # the server died instead of answering
+    assert crashed.close() == 128 + 9
+    again = Client(home, [])
+    again.start()
+    assert again.ask(2, "tools/list")
+    assert again.close() == 0
+    first = min(home.glob("*.jsonl"))
+    data = json.loads(mcpspy("report", str(first), "--json").stdout)
+    (injected,) = data["injected"]
+    assert injected["fault"] == "lifecycle.crash-in-flight"
+    assert injected["reaction"] == "restarted"
+    assert [f["id"] for f in data["findings"] if not f["injected"]] == []
