@@ -11,6 +11,7 @@ session in a row).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -71,6 +72,7 @@ class SessionStore:
     def __init__(self, home: str | None) -> None:
         self.home = home
         self._kept: OrderedDict[tuple[Path, int, int], Summary] = OrderedDict()
+        self._lock = threading.Lock()  # tools run on worker threads, several at once
 
     def dirs(self) -> list[Path]:
         return search_dirs(self.home)
@@ -110,9 +112,10 @@ class SessionStore:
         except OSError as exc:
             raise ToolInputError(f"The capture {info.path} cannot be read: {exc.strerror or exc}.") from None
         key = (info.path, stat.st_size, stat.st_mtime_ns)
-        if not info.live and key in self._kept:
-            self._kept.move_to_end(key)
-            return self._kept[key]
+        with self._lock:
+            if not info.live and key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
         try:
             capture, analyzer = replayed(info)
         except OSError as exc:
@@ -121,7 +124,8 @@ class SessionStore:
             raise ToolInputError(f"The file {info.path} is not a capture this mcpspy can read.") from None
         summary = build_summary(capture, info.path, analyzer)
         if not info.live:
-            self._kept[key] = summary
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+            with self._lock:
+                self._kept[key] = summary
+                while len(self._kept) > KEPT:
+                    self._kept.popitem(last=False)
         return summary

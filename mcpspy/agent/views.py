@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.agent.untrusted import captured, cut, text, value_text
+from mcpspy.agent.untrusted import CAPTURED, captured, cut, text, value_text
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
@@ -82,14 +82,11 @@ def report_object(info: SessionInfo, summary: Summary, at_least: Severity, limit
     a = summary.analyzer
     chosen = [f for f in summary.findings if f.severity >= at_least]
     cost = context_cost(a.exchanges, a.message)
+    head = session_head(info) | {"duration_s": summary.duration, "exit": summary.exit, "era": a.era.value}
+    if a.protocol_version is not None:  # the version as the wire said it
+        head[CAPTURED]["protocol_version"] = text(a.protocol_version)
     return {
-        "session": session_head(info)
-        | {
-            "duration_s": summary.duration,
-            "exit": summary.exit,
-            "era": a.era.value,
-            "protocol_version": value_text(a.protocol_version) if a.protocol_version else None,
-        },
+        "session": head,
         "counts": summary.counts,
         "findings_total": len(chosen),
         "by_severity": {sev.label: sum(f.severity is sev for f in summary.findings) for sev in Severity},

@@ -12,9 +12,12 @@ from mcpspy.analysis.sources import LATEST, SCHEMA_REPO, SPEC_SITE, public_sourc
 STDIO = SPEC_SITE + "2026-07-28/basic/transports/stdio"
 
 
+REPO = Path(__file__).resolve().parents[2]
+#: mcpspy's own rules cite its documentation: the README front page and the pages of docs/.
 README_HEADINGS = {
     line.lstrip("#").strip()
-    for line in (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
+    for page in (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
+    for line in page.read_text().splitlines()
     if line.startswith("#")
 }
 
