@@ -253,8 +253,8 @@ Clients:
 {chr(10).join(f"- **{c}**: {v[c]}" for c in clients)}
 
 Each cell is what the client did right after the fault, read from the wire
-alone (`mcpspy report --json`'s `reaction`, the vocabulary in the README's
-"Test your client"): **carried-on** (its next request), **cancelled** the
+alone (`mcpspy report --json`'s `reaction`, the vocabulary of [inject.md](inject.md)):
+**carried-on** (its next request), **cancelled** the
 request, **retried** it before a whole reply reached it, **answered** or
 **wrong-reply** to a request of the server's, **ignored** it, **quiet** (sent
 nothing more), **gave-up** (closed stdin), **restarted** (a new session of the
