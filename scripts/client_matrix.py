@@ -268,7 +268,7 @@ client never asked for what the fault strikes at (the SPEC never matched).
 - The server is the suite's Python SDK server (`tests/clients/servers/py_server.py`, one tool, `add`),
   run as `mcpspy --home DIR --inject 'FAULT{TARGET}' -- python py_server.py`: each fault strikes at
   the server's first reply to `tools/list` (a fault that inserts goes just before it; a crash
-  strikes once the server has read that request), once.
+  kills the server as that request reaches it), once.
 - The SDK clients are the fault drivers in `tests/clients/`: initialize, then {SDK_CALLS} requests
   (`tools/call add` twice, `tools/list` once, in turn), each bounded at 3 s, going on after a failure.
 - Claude Code: `claude mcp add spied -- mcpspy ...`, then `claude mcp list` (connects, lists the tools).

@@ -190,7 +190,9 @@ class Analyzer:
         out = self._out
         altered, lines = details.get("altered"), details.get("lines", 0)
         if type(altered) is int and type(lines) is int:
-            out.injected_seqs.update(range(altered, altered + max(1, min(lines, 1 << 20))))
+            seqs = range(altered, altered + max(1, min(lines, 1 << 20)))
+            out.injected_seqs.update(seqs)
+            out.injected_lines.update(dict.fromkeys(seqs, details))
         ident = details.get("id")
         if isinstance(ident, str) and details.get("request"):
             for exchange in self._pairing.in_flight(C2S):

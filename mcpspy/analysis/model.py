@@ -135,6 +135,7 @@ class Message:
     exchange: Exchange | None = None
     findings: list[Finding] = field(default_factory=list)
     glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
+    injected: dict[str, Any] | None = None  # written by mcpspy --inject: its ``injected`` record's fields
 
     @property
     def size(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import (
@@ -46,9 +47,12 @@ class Reporter:
         self.injected_seqs: set[int] = set()
         self.injected_all = False
         self.injected_findings: list[Finding] = []
+        self.injected_lines: dict[int, dict[str, Any]] = {}  # seq -> the injection that wrote that line
         self._recent: deque[int] = deque()
 
     def message(self, message: Message) -> None:
+        if self.injected_lines:
+            message.injected = self.injected_lines.pop(message.seq, None)
         self.message_count += 1
         self.by_seq[message.seq] = message
         if self.retain:

@@ -30,7 +30,7 @@ class Action(enum.Enum):
     COALESCE = "coalesce"  # the line held and written with the next N-1 lines in one write
     AFTER_CANCEL = "after-cancel"  # the line held until the client cancels its request
     CUT = "cut"  # half the line written, then the client's stdout closed
-    KILL = "kill"  # the server killed once it has read the request
+    KILL = "kill"  # the server killed as the request reaches it (before it can answer)
     STDERR = "stderr"  # bytes on the server's stderr
 
 
@@ -315,7 +315,7 @@ FAULT_LIST: tuple[Fault, ...] = (
         "lifecycle.crash-in-flight",
         "s2c",
         Action.KILL,
-        "a server that crashes while working on a request (SIGKILL once it has read it)",
+        "a server that crashes while working on a request (SIGKILL as the request reaches it)",
         "lifecycle.crash-in-flight",
         "lifecycle.crash-in-flight@tools/call",
         anchor="request",

@@ -161,7 +161,8 @@ class Injector:
         return not any(s.live for s in side.specs)
 
     def observe(self, data: bytes) -> list[Step]:
-        """A c2s chunk forwarded as read: learn its requests (a crash may strike at one)."""
+        """A c2s chunk about to be forwarded as read: learn its requests. A crash that strikes at one
+        comes back as steps, to be carried out before the chunk is forwarded."""
         buf = self._observe
         start = 0
         steps: list[Step] = []
@@ -260,7 +261,10 @@ class Injector:
             swallowed = self._client_answer(side, line, message)
             if swallowed:
                 return
-            self._client_line(line, message)
+            crash = self._client_line(line, message)
+            if crash:  # the server dies as the request reaches it
+                self._flush(side)
+                side.out += crash
             request = message
             state = self._match(side, message, message)
         else:

@@ -132,6 +132,8 @@ def _react(records: Sequence[Record], start: int, inj: Injection, struck: Any) -
                 return Reaction(inj, "cancelled", record.seq, after, "cancelled the request")
             continue
         if isinstance(method, str) and "id" in message:
+            if inj.stream == "c2s" and _key(message["id"]) == inj.id:
+                continue  # the request it struck (a crash strikes before it is recorded), not a new one
             if not replied and isinstance(struck, dict) and _same_request(message, struck):
                 return Reaction(inj, "retried", record.seq, after, f"{method} again")
             if asked is not None:

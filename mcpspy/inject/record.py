@@ -20,7 +20,7 @@ Credentials in the bytes are redacted like any line's (``redact``).
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from mcpspy.capture.records import Event, LifecycleRecord
@@ -104,7 +104,7 @@ def injection_of(record: LifecycleRecord) -> Injection | None:
     d = record.details
     altered = d.get("altered")
     lines = d.get("lines", 0)
-    before, after = _bytes(d, "before"), _bytes(d, "after")
+    before, after = field_bytes(d, "before"), field_bytes(d, "after")
     ident = d.get("id")
     return Injection(
         seq=record.seq,
@@ -125,7 +125,8 @@ def injection_of(record: LifecycleRecord) -> Injection | None:
     )
 
 
-def _bytes(details: dict[str, int | str | float], name: str) -> bytes:
+def field_bytes(details: Mapping[str, object], name: str) -> bytes:
+    """``before`` or ``after`` of a record's fields, from its text or its base64."""
     text = details.get(name)
     if isinstance(text, str):
         return text.encode("utf-8", "surrogatepass")

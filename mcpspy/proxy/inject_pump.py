@@ -6,7 +6,7 @@ passthrough (no fault can strike there now), a chunk goes the plain way:
 read, stamp, forward, record; on the client's side, the injector observes
 it first (the client's requests are what a reply is matched with: a fast
 server's reply could otherwise be read before its request is known), and a
-crash it calls for strikes after the forward. Otherwise the chunk
+crash it calls for strikes before the forward (so that no reply can race it). Otherwise the chunk
 goes to the injector, and its steps are carried out in order: each write
 stamped, forwarded and recorded as what the peer received; a ``Mark`` is
 recorded just before the bytes it describes (the capture's ``injected``
@@ -74,16 +74,15 @@ class InjectingPump:
                 with lock:
                     passthrough = injector.passthrough(stream)
                 if passthrough:
-                    ticket, t = recording.stamp()
-                    steps: list[Step] = []
                     if stream is Stream.C2S and data:  # before the forward: the reply may be read first
                         with lock:
                             steps = injector.observe(data)
+                        if steps:  # a crash: the server dies as the request reaches it
+                            self._carry(steps, recording)
+                    ticket, t = recording.stamp()
                     if data:
                         self._forward(data)
                     recording.chunk(ticket, stream, t, data)
-                    if steps:
-                        self._carry(steps, recording)
                 else:
                     with lock:
                         steps = injector.feed(stream, data, time.monotonic())

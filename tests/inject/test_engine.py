@@ -192,7 +192,7 @@ def test_our_request_is_answered_by_the_client_and_kept_from_the_server() -> Non
     assert injector.passthrough(C2S)
 
 
-def test_a_crash_strikes_after_the_request_is_read() -> None:
+def test_a_crash_strikes_as_the_request_arrives() -> None:
     injector = Injector([parse_spec("lifecycle.crash-in-flight@tools/call")])
     assert injector.observe(request(1, "tools/list")) == []
     steps = injector.observe(request(2, "tools/call"))

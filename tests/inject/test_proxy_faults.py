@@ -121,7 +121,7 @@ def test_the_server_reads_the_clients_bytes_with_exactly_the_fault(tmp_path: Pat
     assert replay(read_capture(capture_path), Stream.C2S) == server_read
 
 
-def test_a_crash_in_flight_kills_the_server_once_it_has_read_the_request(tmp_path: Path) -> None:
+def test_a_crash_in_flight_kills_the_server_as_the_request_reaches_it(tmp_path: Path) -> None:
     result = run_proxy(
         tmp_path,
         [sys.executable, "-c", SERVER, str(tmp_path / "read")],
