@@ -17,6 +17,7 @@ import pytest
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Severity
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from tests.conftest import REPO, replay
@@ -82,7 +83,7 @@ def assert_clean(capture: Capture) -> None:
     assert capture.problems == []
     for line in replay(capture, Stream.S2C).splitlines():
         json.loads(line)
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     for record in capture.records:
         analyzer.feed(record)
     analyzer.finish()
