@@ -178,8 +178,8 @@ class Recorder:
             at += mark.lines
         if pending and at < count:  # the next one's lines left as they were began among these
             pending[0] = replace(pending[0], skip=pending[0].skip - (count - at))
-        self._owed[stream] = max(0, at - count)
-        if not pending:
+        owed = self._owed[stream] = max(0, at - count)
+        if not pending and not owed:  # kept while owed: the next injection starts after those lines
             del self._marks[stream]
         first_line = self._seq + len(starting) + 1
         for mark, index in starting:

@@ -49,6 +49,21 @@ def test_a_mark_names_the_first_line_it_wrote(cuts: list[int], before: int, line
     assert mark.seq < first
 
 
+def test_a_mark_after_one_whose_lines_came_in_pieces_starts_after_them() -> None:
+    recorder = Recorder()
+    recorder.mark(0, 0.0, S2C, 3, {"fault": "a"})
+    recorder.hand_in(1, S2C, 0.0, b"a1\n")  # one line of the three: two still owed
+    recorder.hand_in(2, S2C, 0.0, b"a2\n")
+    recorder.hand_in(3, S2C, 0.0, b"a3\nplain\n")
+    recorder.mark(4, 0.0, S2C, 1, {"fault": "b"})
+    recorder.hand_in(5, S2C, 0.0, b"b1\n")
+    records = recorded(recorder)
+    lines = {r.seq: r.data for r in records if not isinstance(r, LifecycleRecord)}
+    marks = {r.details["fault"]: r.details["altered"] for r in records if isinstance(r, LifecycleRecord)}
+    assert lines[marks["a"]] == b"a1"  # type: ignore[index]
+    assert lines[marks["b"]] == b"b1"  # type: ignore[index]
+
+
 def test_skip_leaves_the_original_and_names_the_copy() -> None:
     recorder = Recorder()
     recorder.mark(0, 0.0, S2C, 1, {"fault": "pairing.duplicate-response"}, skip=1)
