@@ -160,6 +160,13 @@ class Injector:
             return False
         return not any(s.live for s in side.specs)
 
+    @property
+    def observing(self) -> bool:
+        """Whether a passthrough c2s chunk must be observed: a reply may still be struck (its request
+        is what it is matched by), a crash may strike at a request, a held reply waits for a cancel."""
+        s2c = self._sides[S2C]
+        return s2c.held is not None or any(s.live for s in s2c.specs) or any(s.live for s in self._kills)
+
     def observe(self, data: bytes) -> list[Step]:
         """A c2s chunk about to be forwarded as read: learn its requests. A crash that strikes at one
         comes back as steps, to be carried out before the chunk is forwarded."""

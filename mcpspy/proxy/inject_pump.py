@@ -3,16 +3,17 @@
 Chosen once at start-up instead of ``pump.Pump``, so a session without
 ``--inject`` runs exactly the plain loop. While the injector says a side is
 passthrough (no fault can strike there now), a chunk goes the plain way:
-read, stamp, forward, record; on the client's side, the injector observes
-it first (the client's requests are what a reply is matched with: a fast
-server's reply could otherwise be read before its request is known), and a
-crash it calls for strikes before the forward (so that no reply can race it). Otherwise the chunk
-goes to the injector, and its steps are carried out in order: each write
-stamped, forwarded and recorded as what the peer received; a ``Mark`` is
-recorded just before the bytes it describes (the capture's ``injected``
-record); pauses sleep this pump's thread; a held line is let go when the
-injector's deadline passes (``poll`` on the source in the meantime).
-The injector is shared by both pumps, under one lock.
+read, stamp, forward, record. On the client's side, while a reply may still
+be struck, the injector observes the chunk first (the client's requests are
+what a reply is matched with: a fast server's reply could otherwise be read
+before its request is known), and a crash it calls for strikes before the
+forward (so that no reply can race it). Otherwise the chunk goes to the
+injector, and its steps are carried out in order: each write stamped,
+forwarded and recorded as what the peer received; a ``Mark`` recorded just
+before the bytes it describes (the capture's ``injected`` record); pauses
+sleep this pump's thread; a held line let go when the injector's deadline
+passes (``select`` on the source in the meantime). The injector is shared by
+both pumps, under one lock.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ class InjectingPump:
                 with lock:
                     passthrough = injector.passthrough(stream)
                 if passthrough:
-                    if stream is Stream.C2S and data:  # before the forward: the reply may be read first
-                        with lock:
+                    if stream is Stream.C2S and data and injector.observing:  # before the forward:
+                        with lock:  # the reply may be read first
                             steps = injector.observe(data)
                         if steps:  # a crash: the server dies as the request reaches it
                             self._carry(steps, recording)

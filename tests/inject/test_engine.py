@@ -143,6 +143,7 @@ def test_a_nth_spec_strikes_once_and_then_the_side_is_passthrough() -> None:
     assert [type(s) for s in second] == [Mark, Write]
     assert second[1] == Write(S2C, reply(2)[:-1] + b"\r\n")
     assert injector.passthrough(S2C)
+    assert not injector.observing  # nothing left to strike: the client's chunks go the plain way
     assert injector.unmatched() == []
 
 
