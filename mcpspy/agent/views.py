@@ -17,7 +17,7 @@ from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.capture.sessions import SessionInfo
-from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state
 
 DEFAULT_MAX_BYTES = 400  # of each captured line, unless the caller sets another
 QUOTE_BYTES = 300  # of the line a finding quotes
@@ -66,14 +66,20 @@ def finding_object(finding: Finding, summary: Summary) -> dict[str, Any]:
     } | captured(detail=text(finding.message), line=line)
 
 
+def session_id(info: SessionInfo) -> str:
+    """The session's id as mcpspy's own words use it: made safe, for a capture file may be crafted."""
+    return text(info.session)
+
+
 def session_head(info: SessionInfo) -> dict[str, Any]:
-    """mcpspy's facts about a session, and its name and command as captured."""
+    """mcpspy's facts about a session (its header's, made safe: a capture file may be crafted), and its
+    name and command as captured."""
     header = info.header
     return {
-        "id": info.session,
+        "id": session_id(info),
         "live": info.live,
-        "started": header.started,
-        "path": str(info.path),
+        "started": text(header.started),
+        "path": text(str(info.path)),
     } | captured(name=text(header.name), command=[text(arg) for arg in header.command])
 
 

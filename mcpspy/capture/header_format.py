@@ -6,6 +6,7 @@ Kept apart from ``capture.format`` (the records), which re-exports it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 import orjson
 
@@ -43,7 +44,7 @@ def check_version(version: object) -> None:
     if not isinstance(version, str):
         raise CaptureFormatError("not an mcpspy capture: the header has no format version")
     major, _, _ = version.partition(".")
-    if not major.isdigit():
+    if not (major.isascii() and major.isdigit()):  # isdigit alone takes "²", which int() refuses
         raise CaptureFormatError(f"not an mcpspy capture: format version {version!r}")
     if int(major) > FORMAT_MAJOR:
         raise CaptureFormatError(
@@ -117,3 +118,11 @@ def decode_header(line: bytes) -> Header:
         pid=obj.get("pid", 0),
         escaped=tuple(obj.get("escaped", ())),
     )
+
+
+def epoch_of(started: str) -> float | None:
+    """The header's start (ISO 8601) as seconds since the epoch: a live view's clock; None if unreadable."""
+    try:
+        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

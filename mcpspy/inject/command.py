@@ -110,7 +110,8 @@ def scenarios_text() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcpspy.report.command import fail, print_out
+    from mcpspy.exit_codes import fail
+    from mcpspy.report.command import print_out
 
     if args.scenarios:
         if args.json:
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if fault is None:
         near = difflib.get_close_matches(args.fault, list(FAULTS), n=4, cutoff=0.5)
         hint = f"; did you mean {', '.join(near)}?" if near else "; `mcpspy faults` lists them all"
-        return fail(f"no fault {visible_line(args.fault)!r}{hint}", prog="mcpspy faults")
+        return fail("mcpspy faults", f"no fault {visible_line(args.fault)!r}{hint}")
     if args.json:
         print_out(orjson.dumps(fault_object(fault), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:

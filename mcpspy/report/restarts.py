@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mcpspy.capture.sessions import list_sessions
 from mcpspy.inject.reactions import RESTART_WITHIN
-from mcpspy.report.summary import Summary
+from mcpspy.model.summary import Summary
 
 GAVE_UP = ("quiet", "gave-up")
 
