@@ -41,10 +41,9 @@ def subcommands() -> dict[str, Subcommand]:
     from mcpspy.config import command as config
     from mcpspy.demo import command as demo
     from mcpspy.drift import command as drift
-    from mcpspy.inject import command as faults
     from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
-    from mcpspy.report import rules, session_list
+    from mcpspy.report import faults, rules, session_list
     from mcpspy.stats import command as stats
     from mcpspy.tui import command as tui
 
