@@ -272,8 +272,7 @@ client never asked for what the fault strikes at (the SPEC never matched).
 - The SDK clients are the fault drivers in `tests/clients/`: initialize, then {SDK_CALLS} requests
   (`tools/call add` twice, `tools/list` once, in turn), each bounded at 3 s, going on after a failure.
 - Claude Code: `claude mcp add spied -- mcpspy ...`, then `claude mcp list` (connects, lists the tools).
-- Codex: `codex mcp add spied -- mcpspy ...`, then `codex exec` (starts its MCP servers and lists their
-  tools before it reaches for the network), stopped once the tools were listed, or after {CLI_WAIT:g} s.
+{_codex_method(clients)}
 - Every run gets a fresh HOME and sessions directory and no network. One run per cell: a timing
   fault (a delay, a drip) can land differently on another machine.
 
@@ -283,6 +282,16 @@ client never asked for what the fault strikes at (the SPEC never matched).
 {rule}
 {chr(10).join(rows)}
 """
+
+
+def _codex_method(clients: list[str]) -> str:
+    if "codex" not in clients:
+        return "- Codex (`--clients codex`) was not run for this table."
+    return (
+        "- Codex: `codex mcp add spied -- mcpspy ...`, then `codex exec` (starts its MCP servers and\n"
+        "  lists their tools before it reaches for the network), stopped once the tools were listed,\n"
+        f"  or after {CLI_WAIT:g} s."
+    )
 
 
 def _node_version() -> str:
@@ -302,6 +311,11 @@ def main() -> int:
     parser.add_argument("--faults", help="comma-separated fault ids (default: every server->client fault)")
     parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
     parser.add_argument("--json", metavar="FILE", help="also write the raw results here")
+    parser.add_argument(
+        "--update",
+        metavar="FILE",
+        help="start from an earlier run's --json results: only the cells asked for are run again",
+    )
     args = parser.parse_args()
     clients = args.clients.split(",")
     unknown = [c for c in clients if c not in CLIENTS]
@@ -309,6 +323,11 @@ def main() -> int:
         parser.error(f"unknown client {unknown[0]!r} (known: {', '.join(CLIENTS)})")
     faults = args.faults.split(",") if args.faults else [f.id for f in FAULT_LIST if f.direction == "s2c"]
     results: dict[str, dict[str, tuple[str, str, str]]] = {c: {} for c in clients}
+    if args.update:
+        earlier = json.loads(Path(args.update).read_text(encoding="utf-8"))
+        results = {c: {f: tuple(cell) for f, cell in cells.items()} for c, cells in earlier.items()}  # type: ignore[misc]
+        for client in clients:
+            results.setdefault(client, {})
     for fault in faults:
         for client in clients:
             scratch = Path(tempfile.mkdtemp(prefix="mcpspy-matrix-"))
@@ -326,7 +345,9 @@ def main() -> int:
             results[client][fault] = (reaction, note, own)
             print(f"{fault:<28} {client:<12} {reaction:<11} {own} {note}", file=sys.stderr, flush=True)
             shutil.rmtree(scratch, ignore_errors=True)
-    Path(args.out).write_text(render(results, clients, faults), encoding="utf-8")
+    shown_clients = [c for c in CLIENTS if c in results]
+    shown_faults = [f.id for f in FAULT_LIST if all(f.id in results[c] for c in shown_clients)]
+    Path(args.out).write_text(render(results, shown_clients, shown_faults), encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0
