@@ -128,6 +128,7 @@ class Finding:
     # that follows (error when one does, info when none does). None: the rule's own severity holds.
     dropped_by: tuple[str, ...] | None = None
     judged: Severity | None = None
+    injected: bool = False  # provoked by mcpspy --inject: never counted as the server's
 
     @property
     def id(self) -> RuleId:
@@ -226,6 +227,7 @@ class Message:
     exchange: Exchange | None = None
     findings: list[Finding] = field(default_factory=list)
     glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
+    injected: dict[str, Any] | None = None  # written by mcpspy --inject: its ``injected`` record's fields
 
     @property
     def size(self) -> int:
