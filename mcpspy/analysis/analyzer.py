@@ -71,7 +71,6 @@ _SERVER_NOTIFICATION = [
 ]
 _CANCEL = ["requests.notification", "subscriptions.cancel", "pairing.cancel"]
 _PROGRESS = ["requests.notification", "progress.notification", "requests.progress"]
-_ANSWERED = ["pairing.response", "era.initialize_answered", "modern.initialize_answered"]  # by the server
 HOOKS: dict[HookKey, list[str]] = {
     (REQUEST, C2S): [
         *_CLIENT_REQUEST,
@@ -107,23 +106,60 @@ HOOKS: dict[HookKey, list[str]] = {
     (NOTIFICATION, S2C, "notifications/cancelled"): _CANCEL,
     (NOTIFICATION, S2C, "notifications/progress"): _PROGRESS,
     (NOTIFICATION, S2C, "notifications/message"): [*_SERVER_NOTIFICATION, "logging.notification"],
-    (RESPONSE, S2C): [
-        *_ANSWERED,
+    (RESPONSE, S2C): ["pairing.response"],  # then REPLIES, by its request's method
+    (ERROR, S2C): ["envelope.idless_error", "pairing.response"],
+    (RESPONSE, C2S): ["modern.client_response", "pairing.response"],
+    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response"],
+}
+# A reply that paired goes on by the method of the request it answers, with the hooks that judge
+# that method's replies (a hook that would return at once for it is left out of its row).
+_RESULT = ["modern.result", "mrtr.result"]  # a result to any client request but initialize
+_CACHEABLE = [*_RESULT, "caching.result", "shapes.result", "pairing.release"]
+REPLIES: dict[HookKey, list[str]] = {
+    (RESPONSE, S2C): [*_RESULT, "shapes.result", "pairing.release"],
+    (RESPONSE, S2C, "initialize"): [
+        "era.initialize_answered",
+        "modern.initialize_answered",
+        "capabilities.learn_server",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "server/discover"): [
         "modern.result",
         "capabilities.learn_server",
-        "subscriptions.answered",
         "deprecations.discover_answered",
         "mrtr.result",
         "caching.result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "subscriptions/listen"): [
+        "modern.result",
+        "subscriptions.answered",
+        "mrtr.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "resources/read"): [
+        *_RESULT,
+        "caching.result",
         "deprecations.read_result",
-        "modern.ping_result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "ping"): [*_RESULT, "modern.ping_result", "shapes.result", "pairing.release"],
+    (RESPONSE, S2C, "tools/list"): [
+        *_RESULT,
+        "caching.result",
         "tool_schemas.result",
         "shapes.result",
         "pairing.release",
     ],
+    (RESPONSE, S2C, "prompts/list"): _CACHEABLE,
+    (RESPONSE, S2C, "resources/list"): _CACHEABLE,
+    (RESPONSE, S2C, "resources/templates/list"): _CACHEABLE,
     (ERROR, S2C): [
-        "envelope.idless_error",
-        *_ANSWERED,
+        "era.initialize_answered",
+        "modern.initialize_answered",
         "modern.error",
         "requests.client_error",
         "capabilities.learn_server",
@@ -133,15 +169,10 @@ HOOKS: dict[HookKey, list[str]] = {
         "caching.error",
         "pairing.release",
     ],
-    (RESPONSE, C2S): [
-        "modern.client_response",
-        "pairing.response",
-        "modern.ping_result",
-        "tool_schemas.result",
-        "shapes.result",
-        "pairing.release",
-    ],
-    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response", "pairing.release"],
+    (RESPONSE, C2S): ["shapes.result", "pairing.release"],  # the client answering the server
+    (RESPONSE, C2S, "ping"): ["modern.ping_result", "shapes.result", "pairing.release"],
+    (RESPONSE, C2S, "tools/list"): ["tool_schemas.result", "shapes.result", "pairing.release"],
+    (ERROR, C2S): ["pairing.release"],
 }
 # Around every row: before, what the process's life learns; after, the _meta key names (an
 # initialize result has set the revision by then).
@@ -242,6 +273,7 @@ class Analyzer:
             )
 
         self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
+        self._replies = {key: hooks(names) for key, names in REPLIES.items()}
         self._unread = {key: hooks(names) for key, names in UNREAD.items()}
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
@@ -357,5 +389,13 @@ class Analyzer:
         for hook in row:
             if hook(message):
                 break
+        else:
+            exchange = message.exchange
+            if exchange is not None and (
+                kind is RESPONSE or kind is ERROR
+            ):  # paired: by its request's method
+                replies = self._replies
+                for hook in replies.get((kind, stream, exchange.method)) or replies[kind, stream]:
+                    hook(message)
         for hook in self._after:
             hook(message)
