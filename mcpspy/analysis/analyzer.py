@@ -189,6 +189,11 @@ UNREAD: dict[HookKey, list[str]] = {
 }
 
 
+def _by_value(key: HookKey) -> tuple[str, ...]:
+    """A row's key as the dispatch looks it up: the values of its Kind and Stream (hot: see _protocol)."""
+    return (key[0].value, key[1].value, *key[2:])
+
+
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     """A line on its own, with no history: its message, and what its reading says (None for stderr)."""
     if record.stream is ERR:
@@ -272,9 +277,10 @@ class Analyzer:
                 getattr(families[family], method) for family, method in (n.split(".") for n in names)
             )
 
-        self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
-        self._replies = {key: hooks(names) for key, names in REPLIES.items()}
-        self._unread = {key: hooks(names) for key, names in UNREAD.items()}
+        # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
+        self._hooks = {_by_value(key): hooks(names) for key, names in HOOKS.items()}
+        self._replies = {_by_value(key): hooks(names) for key, names in REPLIES.items()}
+        self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -379,13 +385,14 @@ class Analyzer:
         """A JSON-RPC message, to the families in the order of its row of ``HOOKS``."""
         for hook in self._before:
             hook(message)
-        kind, stream = message.kind, message.stream
+        kind = message.kind
+        kind_value, stream = kind._value_, message.stream._value_
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-            for hook in self._unread.get((kind, stream), ()):
+            for hook in self._unread.get((kind_value, stream), ()):
                 hook(message)
             return
         hooks = self._hooks
-        row = hooks.get((kind, stream, message.method or "")) or hooks[kind, stream]
+        row = hooks.get((kind_value, stream, message.method or "")) or hooks[kind_value, stream]
         for hook in row:
             if hook(message):
                 break
@@ -395,7 +402,7 @@ class Analyzer:
                 kind is RESPONSE or kind is ERROR
             ):  # paired: by its request's method
                 replies = self._replies
-                for hook in replies.get((kind, stream, exchange.method)) or replies[kind, stream]:
+                for hook in replies.get((kind_value, stream, exchange.method)) or replies[kind_value, stream]:
                     hook(message)
         for hook in self._after:
             hook(message)
