@@ -36,7 +36,7 @@ from mcpspy.analysis.model import (
     MessageSeen,
 )
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
-from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
+from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
 from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.replay_policy import Replay
 
@@ -48,7 +48,8 @@ MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past whi
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
-EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included
+EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included (the SDK's: per read)
+EXPORT_DEADLINE = EXPORT_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
 CLOSE_WAIT = 4.0  # at close: the analysis thread's last records, then the collector's last spans
 
 Batch = Sequence[Recorded | Record]
@@ -77,7 +78,7 @@ class OtlpSink:
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Tally
+        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Deadline, Tally
 
         self.header = header
         self._warn = warn
@@ -85,15 +86,23 @@ class OtlpSink:
         self.tally: Tally = Tally()  # spans
         self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
         logging.getLogger("opentelemetry.exporter").addHandler(self.tally)
-        spans = OTLPSpanExporter(endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT)
-        logs = OTLPLogExporter(endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT)
+        spans = OTLPSpanExporter(
+            endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+        )
+        logs = OTLPLogExporter(
+            endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+        )
         self.target = str(getattr(spans, "_endpoint", endpoint or "the collector"))
         self._exporters = (spans, logs)
         self.span_processor = BatchSpanProcessor(
-            CountedSpanExporter(spans, self.tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+            CountedSpanExporter(spans, self.tally, Deadline(EXPORT_DEADLINE)),
+            max_queue_size=SPAN_QUEUE,
+            schedule_delay_millis=500,
         )
         self.log_processor = BatchLogRecordProcessor(
-            CountedLogExporter(logs, self.log_tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+            CountedLogExporter(logs, self.log_tally, Deadline(EXPORT_DEADLINE)),
+            max_queue_size=SPAN_QUEUE,
+            schedule_delay_millis=500,
         )
         self.tracer: SessionTracer | None = None
         self.dropped_records = 0
