@@ -11,15 +11,17 @@ What is released waits in ``due``, in order, until ``take_due``. The lines of
 one chunk come out as one ``LineBatch`` (one object a chunk, not one a line);
 ``records.as_records`` turns them into line records when wanted. A line too
 long to hold (``wire.splitter.PART_AT``) comes out as ``LinePart``s as it
-arrives, then its end (a reader joins them: ``capture.reader``).
+arrives, then its end; with ``keep_edges`` the end also carries the line's
+head and tail (``capture.pieces``), for live views that analyse it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.records import Event, LifecycleRecord, LineBatch, LinePart, Recorded, Stream
-from mcpspy.wire.splitter import PART_AT, PART_SIZE, LineSplitter
+from mcpspy.wire.splitter import PART_AT, PART_SIZE, LineData, LineSplitter, LongLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,9 @@ class Recorder:
         self._seq = 0
         self._due: list[Recorded] = []
         self.released = 0  # bytes of chunks released so far (what the buffer charges)
+        self.keep_edges = False  # give a streamed line's end its head and tail (live views want them)
+        self.keep = KEEP  # what the edges keep (``capture.pieces``)
+        self._edges: dict[Stream, Joiner] = {}
 
     def hand_in(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
         """A chunk read under ``ticket`` (b"" at end of stream). Every ticket must be handed in."""
@@ -108,6 +113,9 @@ class Recorder:
         splitter = self._splitters[stream]
         lines = splitter.feed(data)
         if lines:
+            first = lines[0]
+            if type(first) is LongLine and first.parts:
+                lines = [self._ended(stream, first), *lines[1:]]
             self._due.append(LineBatch(self._seq + 1, t, stream, lines))
             self._seq += len(lines)
         if splitter.pending >= splitter.part_size:
@@ -116,12 +124,26 @@ class Recorder:
     def _take_parts(self, splitter: LineSplitter, stream: Stream, t: float) -> None:
         parts = splitter.take_parts()
         index = splitter.parts_taken - len(parts)
+        joiner = self._edges.setdefault(stream, Joiner(self.keep)) if self.keep_edges else None
         for part in parts:
             index += 1
             self._due.append(LinePart(stream, t, index, part))
+            if joiner is not None:
+                joiner.add(part)
+
+    def _ended(self, stream: Stream, line: LongLine) -> LineData:
+        """A streamed line's end: with its edges, when they are kept."""
+        joiner = self._edges.pop(stream, None)
+        if joiner is None:
+            return line
+        for piece in line.pieces:
+            joiner.add(piece)
+        return replace(line, edges=joiner.result())
 
     def _close(self, stream: Stream, t: float) -> None:
         tail = self._splitters[stream].close()
         if tail is not None:
+            if type(tail) is LongLine and tail.parts:
+                tail = self._ended(stream, tail)
             self._seq += 1
             self._due.append(LineBatch(self._seq, t, stream, (tail,), terminated=False))

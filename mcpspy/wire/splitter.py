@@ -32,11 +32,14 @@ class LongLine:
     """A line as the chunks it arrived in, without its ``\\n``.
 
     ``parts``: how many parts of this line went out before these pieces
-    (``LineSplitter.take_parts``); 0 for a line held whole.
+    (``LineSplitter.take_parts``); 0 for a line held whole. ``edges``: for a
+    streamed line, its first and last bytes, when the recorder was asked to
+    keep them (what a live view analyses: ``capture.pieces.Joiner``).
     """
 
     pieces: tuple[bytes, ...]
     parts: int = 0
+    edges: bytes | None = None
 
     def __len__(self) -> int:
         return sum(map(len, self.pieces))
@@ -53,8 +56,10 @@ LineData = bytes | LongLine
 
 
 def line_bytes(line: LineData) -> bytes:
-    """The line's bytes; for a streamed line, its last bytes (the parts went out before)."""
-    return line if isinstance(line, bytes) else bytes(line)
+    """The line's bytes; for a streamed line, its kept edges (or, without them, its last bytes)."""
+    if isinstance(line, bytes):
+        return line
+    return line.edges if line.edges is not None else bytes(line)
 
 
 def utf8_cut(data: bytes, at: int) -> int:
