@@ -219,20 +219,22 @@ class Capture:
     problems: list[str] = field(default_factory=list)
 
 
-def read_capture(path: str | os.PathLike[str]) -> Capture:
-    """Read everything readable; a torn last line becomes a problem note and a ``capture-torn`` record."""
+def read_capture(path: str | os.PathLike[str], growing: bool = False) -> Capture:
+    """Read everything readable; a torn last line becomes a problem note and a ``capture-torn`` record.
+
+    ``growing``: a proxy is still writing the capture, so a last line without its
+    newline is one being written, left for a later read, not a torn end.
+    """
     with CaptureReader(path) as reader:
         records = reader.poll()
         if reader.header is None:
             raise CaptureFormatError(f"{path}: empty or unreadable capture (no header line)")
         problems = list(reader.problems)
-        if reader._skipping:
+        if growing:
+            return Capture(reader.header, records, problems)
+        if reader.held_bytes:
             problems.append(
-                f"the last line ({reader._skipping} bytes) is longer than any mcpspy writes: skipped"
-            )
-        if reader.torn_bytes:
-            problems.append(
-                f"the last line ({reader.torn_bytes} bytes) is truncated: "
+                f"the last line ({reader.held_bytes} bytes) is truncated: "
                 "the proxy was stopped while writing it"
             )
         records += reader.ending()
