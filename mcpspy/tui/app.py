@@ -266,6 +266,8 @@ class InspectorApp(App[None]):
         self.query_one(FindingsPane).reset()
         self.query_one(StderrPane).clear()
         self.query_one(DetailPane).clear()
+        self._resume_collector(0)
+        self._resume_collector = pause_collector()  # until this capture's backlog is analysed
         self.follow_capture(path, live, self.generation)
         if self.follow_restarts:
             self.watch_restarts(path, self.generation)
