@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -44,7 +46,7 @@ from mcpspy.analysis.rules.shapes import Shapes
 from mcpspy.analysis.rules.subscriptions import Subscriptions
 from mcpspy.analysis.rules.tool_schemas import ToolSchemas
 from mcpspy.analysis.schema import ResultSchemas
-from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
@@ -306,6 +308,8 @@ class Analyzer:
             if self.retain:
                 self.lifecycle.append(seen)
             self._out.events.append(seen)
+            if record.event is Event.INJECTED:
+                self._injected(record.details)
             self._lifecycle.event(record)
             self._capture.event(record)
             return self._out.events
@@ -322,6 +326,27 @@ class Analyzer:
             if carried is not None:
                 self._protocol(carried)
         return self._out.events
+
+    def _injected(self, details: dict[str, Any]) -> None:
+        """An ``injected`` record (``mcpspy --inject``): what it wrote, and the request it struck, are its."""
+        out = self._out
+        altered, lines = details.get("altered"), details.get("lines", 0)
+        if type(altered) is int and type(lines) is int:
+            seqs = range(altered, altered + max(1, min(lines, 1 << 20)))
+            out.injected_seqs.update(seqs)
+            out.injected_lines.update(dict.fromkeys(seqs, details))
+        ident = details.get("id")
+        if isinstance(ident, str) and details.get("request"):
+            for exchange in self._pairing.in_flight(C2S):
+                if orjson.dumps(exchange.id).decode() == ident:
+                    out.injected_seqs.add(exchange.request_seq)
+        if details.get("ends"):
+            out.injected_all = True
+
+    @property
+    def injected_findings(self) -> list[Finding]:
+        """Findings an injection provoked (``--inject``): never among ``findings``, never counted."""
+        return self._out.injected_findings
 
     def records_missing(self) -> None:
         """Records between the last fed and the next never came (a --log that fell behind)."""

@@ -85,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(PROG, f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(opened.capture, path, opened.analyzer)
+    if summary.injected:
+        from mcpspy.report.restarts import mark_restarts
+
+        mark_restarts(summary)
     try:
         text = FORMATS[args.format](summary)
         if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:
