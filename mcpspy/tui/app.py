@@ -43,7 +43,7 @@ from textual.worker import get_current_worker
 from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
-from mcpspy.replay_policy import collector_paused
+from mcpspy.replay_policy import pause_collector
 from mcpspy.tui.exchange_view import exchange_parts
 from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
@@ -144,6 +144,10 @@ class InspectorApp(App[None]):
         self.search: Search | None = None
         self.search_count = 0
         self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
+        self._resume_collector: Callable[[int], None] = lambda messages: None
+
+    def on_unmount(self) -> None:
+        self._resume_collector(0)  # closed before its backlog was analysed: the collector runs again
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
@@ -158,6 +162,7 @@ class InspectorApp(App[None]):
 
     def on_mount(self) -> None:
         self.message_list.focus()
+        self._resume_collector = pause_collector()  # until the backlog is analysed (replay_policy.py)
         self.follow_capture(self.path, self.live, self.generation)
         if self.follow_restarts:
             self.watch_restarts(self.path, self.generation)
@@ -194,7 +199,7 @@ class InspectorApp(App[None]):
             return
         held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
         posted_at = 0.0
-        with closing(feed), collector_paused() as resume_collector:
+        with closing(feed):
             while not worker.is_cancelled and not feed.done:
                 try:
                     batch = feed.step()
@@ -203,8 +208,6 @@ class InspectorApp(App[None]):
                     return
                 held.merge(batch)
                 now = time.monotonic()
-                if feed.caught_up:
-                    resume_collector(len(feed.analyzer.messages))
                 # Live traffic is shown at once; a backlog every BATCH_EVERY, and as soon as it is listed.
                 listed = feed.reader.at_end and batch.messages
                 if held and (feed.caught_up or listed or feed.done or now - posted_at >= BATCH_EVERY):
@@ -263,6 +266,8 @@ class InspectorApp(App[None]):
         self.query_one(FindingsPane).reset()
         self.query_one(StderrPane).clear()
         self.query_one(DetailPane).clear()
+        self._resume_collector(0)
+        self._resume_collector = pause_collector()  # until this capture's backlog is analysed
         self.follow_capture(path, live, self.generation)
         if self.follow_restarts:
             self.watch_restarts(path, self.generation)
@@ -281,6 +286,8 @@ class InspectorApp(App[None]):
         self.snapshot = batch.snapshot
         messages.started_epoch = batch.snapshot.started_epoch
         analysis_caught_up = self.unanalysed and not batch.unanalysed
+        if not batch.unanalysed and not batch.reading:
+            self._resume_collector(len(messages.all_messages))
         self.unanalysed, self.reading = batch.unanalysed, batch.reading
         self.problems.extend(batch.problems)
         messages.add(batch.messages, batch.changed)
@@ -482,12 +489,12 @@ class InspectorApp(App[None]):
         elif self.message_list.filter is not None:
             keep = {m.seq for m in self.rows}
         self.notify(f"exporting to {request.dest}…", markup=False)
-        self.export(request, keep, concluded=self.loaded)
+        self.export(request, keep)
 
     @work(thread=True, group="export")
-    def export(self, request: ExportRequest, keep: set[int] | None, concluded: bool) -> None:
+    def export(self, request: ExportRequest, keep: set[int] | None) -> None:
         try:
-            text = render_export(self.path, request.fmt, keep, concluded)
+            text = render_export(self.path, request.fmt, keep)
             write_private(request.dest, text, request.overwrite)
         except Exception as exc:  # a bad path, a full disk, a capture gone: said, never a crash
             self.post_message(Exported(f"export failed: {exc}", failed=True))
