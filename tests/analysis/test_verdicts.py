@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from mcpspy.analysis.jsonrpc import integer_value, valid_id
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.conftest import FIXTURES, MCPSPY
 
 TALLIED = {
@@ -24,7 +24,7 @@ TALLIED = {
 @pytest.mark.parametrize("name", sorted(TALLIED))
 def test_a_rule_on_every_line_is_one_finding_and_each_line_carries_it(name: str) -> None:
     rule, seqs = TALLIED[name]
-    _, analyzer = analyze_capture(FIXTURES / f"{name}.jsonl")
+    analyzer = open_capture(FIXTURES / f"{name}.jsonl").analyzer
     (finding,) = analyzer.findings
     assert (finding.id, finding.count, finding.seq, finding.last_seq, finding.seqs) == (
         rule,
