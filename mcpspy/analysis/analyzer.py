@@ -6,17 +6,25 @@ at a time the caller chooses; ``finish()`` closes the books. No clock, no
 I/O: the same records always give the same analysis, live or replayed.
 
 This is the facade: framing reads each line (rules/framing.py), then the
-families judge the JSON-RPC message it makes, in the order ``HOOKS`` gives
+families judge the JSON-RPC message it makes, in the order hooks.py's ``HOOKS`` gives
 for its kind and pipe. It keeps no rule of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from mcpspy.analysis.hooks import (
+    AFTER_EVERY_MESSAGE,
+    BEFORE_EVERY_MESSAGE,
+    HOOKS,
+    REPLIES,
+    UNREAD,
+    Hook,
+    HookKey,
+)
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -53,111 +61,10 @@ REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.
 ERROR = Kind.ERROR_RESPONSE
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
 
-Hook = Callable[[Message], "bool | None"]
-HookKey = tuple[Kind, Stream] | tuple[Kind, Stream, str]
 
-# Who judges a JSON-RPC message, in order, by (kind, the pipe it came on), or by (kind, pipe, method)
-# for the methods whose row differs. A hook is a family's method taking the message: its exchange is
-# ``message.exchange`` (pairing opens a request's, and pairs a reply with its request's), and what a
-# reply is judged by of its request is ``exchange.held`` (model.Held). A hook that returns True ends
-# the row for that message: a reply that answers nothing, a 2026-07-28 server's cancel.
-# 2026-07-28 traffic (the DIGEST rules: mrtr, subscriptions, deprecations, caching) is told apart by
-# the era: each of those hooks asks rules/legacy.py's EraTracker (modern_request, modern_reply, ...).
-_CLIENT_REQUEST = ["pairing.request", "progress.request", "requests.client_request"]
-_SERVER_NOTIFICATION = [
-    "requests.notification",
-    "subscriptions.notification",
-    "deprecations.server_notification",
-    "caching.server_notification",
-    "capabilities.server_notification",
-]
-_CANCEL = ["requests.notification", "subscriptions.cancel", "pairing.cancel"]
-_PROGRESS = ["requests.notification", "progress.notification", "requests.progress"]
-_ANSWERED = ["pairing.response", "era.initialize_answered", "modern.initialize_answered"]  # by the server
-HOOKS: dict[HookKey, list[str]] = {
-    (REQUEST, C2S): [
-        *_CLIENT_REQUEST,
-        "era.client_request",
-        "modern.client_request",
-        "capabilities.client_request",
-        "mrtr.request",
-        "subscriptions.request",
-        "deprecations.client_request",
-        "caching.request",
-    ],
-    (REQUEST, C2S, "initialize"): [
-        *_CLIENT_REQUEST,
-        "era.initialize",
-        "capabilities.learn_client",
-        "deprecations.initialize",
-    ],
-    (REQUEST, S2C): [
-        "pairing.request",
-        "progress.request",
-        "era.server_request",
-        "modern.server_request",
-        "capabilities.server_request",
-    ],
-    (NOTIFICATION, C2S): [
-        "requests.notification",
-        "deprecations.client_notification",
-        "era.client_notification",
-    ],
-    (NOTIFICATION, C2S, "notifications/cancelled"): _CANCEL,
-    (NOTIFICATION, C2S, "notifications/progress"): [*_PROGRESS, "deprecations.client_notification"],
-    (NOTIFICATION, S2C): _SERVER_NOTIFICATION,
-    (NOTIFICATION, S2C, "notifications/cancelled"): _CANCEL,
-    (NOTIFICATION, S2C, "notifications/progress"): _PROGRESS,
-    (NOTIFICATION, S2C, "notifications/message"): [*_SERVER_NOTIFICATION, "logging.notification"],
-    (RESPONSE, S2C): [
-        *_ANSWERED,
-        "modern.result",
-        "capabilities.learn_server",
-        "subscriptions.answered",
-        "deprecations.discover_answered",
-        "mrtr.result",
-        "caching.result",
-        "deprecations.read_result",
-        "modern.ping_result",
-        "tool_schemas.result",
-        "shapes.result",
-        "pairing.release",
-    ],
-    (ERROR, S2C): [
-        "envelope.idless_error",
-        *_ANSWERED,
-        "modern.error",
-        "requests.client_error",
-        "capabilities.learn_server",
-        "subscriptions.answered",
-        "deprecations.discover_answered",
-        "deprecations.error",
-        "caching.error",
-        "pairing.release",
-    ],
-    (RESPONSE, C2S): [
-        "modern.client_response",
-        "pairing.response",
-        "modern.ping_result",
-        "tool_schemas.result",
-        "shapes.result",
-        "pairing.release",
-    ],
-    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response", "pairing.release"],
-}
-# Around every row: before, what the process's life learns; after, the _meta key names (an
-# initialize result has set the revision by then).
-BEFORE_EVERY_MESSAGE = ["lifecycle.protocol"]
-AFTER_EVERY_MESSAGE = ["modern.meta_keys"]
-# A message over the size parsed whole has no payload to judge (rules/framing.py): it is paired only.
-UNREAD: dict[HookKey, list[str]] = {
-    (REQUEST, C2S): ["pairing.request"],
-    (REQUEST, S2C): ["pairing.request"],
-    (RESPONSE, S2C): ["pairing.response", "pairing.release"],
-    (RESPONSE, C2S): ["pairing.response", "pairing.release"],
-    (ERROR, S2C): ["pairing.response", "pairing.release"],
-    (ERROR, C2S): ["pairing.response", "pairing.release"],
-}
+def _by_value(key: HookKey) -> tuple[str, ...]:
+    """A row's key as the dispatch looks it up: the values of its Kind and Stream (hot: see _protocol)."""
+    return (key[0].value, key[1].value, *key[2:])
 
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
@@ -243,8 +150,10 @@ class Analyzer:
                 getattr(families[family], method) for family, method in (n.split(".") for n in names)
             )
 
-        self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
-        self._unread = {key: hooks(names) for key, names in UNREAD.items()}
+        # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
+        self._hooks = {_by_value(key): hooks(names) for key, names in HOOKS.items()}
+        self._replies = {_by_value(key): hooks(names) for key, names in REPLIES.items()}
+        self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -372,15 +281,24 @@ class Analyzer:
         """A JSON-RPC message, to the families in the order of its row of ``HOOKS``."""
         for hook in self._before:
             hook(message)
-        kind, stream = message.kind, message.stream
+        kind = message.kind
+        kind_value, stream = kind._value_, message.stream._value_
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-            for hook in self._unread.get((kind, stream), ()):
+            for hook in self._unread.get((kind_value, stream), ()):
                 hook(message)
             return
         hooks = self._hooks
-        row = hooks.get((kind, stream, message.method or "")) or hooks[kind, stream]
+        row = hooks.get((kind_value, stream, message.method or "")) or hooks[kind_value, stream]
         for hook in row:
             if hook(message):
                 break
+        else:
+            exchange = message.exchange
+            if exchange is not None and (
+                kind is RESPONSE or kind is ERROR
+            ):  # paired: by its request's method
+                replies = self._replies
+                for hook in replies.get((kind_value, stream, exchange.method)) or replies[kind_value, stream]:
+                    hook(message)
         for hook in self._after:
             hook(message)
