@@ -277,3 +277,35 @@ async def test_list_keys_act_from_the_side_pane_and_not_over_a_screen() -> None:
         assert app.message_list.current is not before  # p over the help moved nothing
         await pilot.press("p")
         assert app.message_list.current is before
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({}, "sent to the terminal's clipboard (OSC 52)"),
+        ({"TERM_PROGRAM": "Apple_Terminal"}, "macOS Terminal ignores OSC 52"),
+        ({"TMUX": "/tmp/none,1,0", "PATH": ""}, "tmux drops OSC 52 unless `set -g set-clipboard on`"),
+    ],
+)
+async def test_the_copy_toast_says_what_was_done_never_a_copy_it_cannot_know(
+    env: dict[str, str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OSC 52 has no answer: the toast says it was sent; where it is dropped, the text is in a file it names."""
+    for name in ("TERM_PROGRAM", "TMUX", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)  # PATH "": no tmux to ask, as a tmux without set-clipboard on
+    app = fixture_app("lesson-out-of-order")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("g", "y")
+        toast = [n.message for n in app._notifications][-1]
+        assert toast.startswith(f"seq {app.rows[0].seq} (") and said in toast and "copied" not in toast
+        saved = Path(os.environ["XDG_STATE_HOME"]) / "mcpspy" / "clipboard.txt"
+        if env:
+            assert f"saved to {saved}" in toast
+            assert (
+                saved.read_text() == app.rows[0].raw.decode() and stat.S_IMODE(saved.stat().st_mode) == 0o600
+            )
+        else:
+            assert not saved.exists()

@@ -22,6 +22,7 @@ from textual.message import Message as TextualMessage
 
 from mcpspy.analysis.model import Message
 from mcpspy.filters import Filter
+from mcpspy.tui.clipboard import send_to_clipboard
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.panes.detail import pair_of
 from mcpspy.tui.rows import Cell, message_cells
@@ -314,6 +315,6 @@ class MessageList(RowList[Message]):
             else:
                 messages = sorted([message, pair], key=lambda m: m.seq)
         text = "\n".join(line_of(m) for m in messages)
-        self.app.copy_to_clipboard(text)
+        done = send_to_clipboard(self.app.copy_to_clipboard, text)
         seqs = " and ".join(str(m.seq) for m in messages)
-        self.notify(f"copied seq {seqs} ({len(text.encode()):,} bytes) to the clipboard", markup=False)
+        self.notify(f"seq {seqs} ({len(text.encode()):,} bytes) {done}", markup=False)
