@@ -68,6 +68,7 @@ MESSAGE_COLUMNS = (
     Column("size", 7, right=True),
     Column("!", 1),
 )
+SERVER_COLUMN = Column("server", 10)  # `watch --all`: which server a row is from
 
 
 def message_cells(message: Message) -> tuple[Cell, ...]:
