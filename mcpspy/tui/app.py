@@ -477,7 +477,7 @@ class InspectorApp(App[None]):
             live = sum(not s.ended for s in self.shown.values())
             name = f"all live: {live} of {len(self.shown)} sessions"
             pending = sum(s.snapshot.pending_count for s in self.shown.values())
-            snapshot = replace(self.snapshot, pending_count=pending)
+            snapshot = replace(self.snapshot, pending_count=pending, name="all live")  # cut to this
             servers = servers_line(self.shown.values(), self.size.width)
         else:
             name, snapshot, servers = self.path.name, self.snapshot, None
