@@ -11,10 +11,12 @@ measures has not landed yet (mcpspy.replay_policy, mcpspy.tui).
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +30,19 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
         return {"skipped": f"the analysis has not landed yet ({error})"}
     from mcpspy.capture.reader import read_capture
 
+    try:  # the result definitions, handed to the analysis by its caller (before: read by the analysis)
+        from mcpspy.analysis_data import result_schemas
+
+        make_analyzer: Callable[[], Analyzer] = functools.partial(Analyzer, schemas=result_schemas())
+    except ImportError:
+        make_analyzer = Analyzer
+
     start = time.perf_counter()
     capture = read_capture(capture_path)
     read_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
-    analyzer = Analyzer()
+    analyzer = make_analyzer()
     for record in capture.records:
         analyzer.feed(record)
     analyzer.finish()

@@ -19,6 +19,7 @@ import orjson
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.rules.framing import classify_line
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.records import LineRecord, Stream
 
 MB = 1_000_000
@@ -60,7 +61,7 @@ def classify(line: bytes) -> Callable[[], object]:
 
 def feed(lines: list[bytes]) -> Callable[[], object]:
     def run() -> object:
-        analyzer = Analyzer()
+        analyzer = Analyzer(schemas=result_schemas())
         for seq, line in enumerate(lines, start=1):
             analyzer.feed(LineRecord(seq, 0.0, Stream.S2C, line))
         return analyzer.finish()

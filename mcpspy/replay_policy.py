@@ -15,7 +15,8 @@ live or offline. The policy:
   (``proxy-stopped``) has been fed, or when the reader knows the file ended.
 - **Big captures pause the cyclic GC** while they are fed (``collector_paused``).
 
-This module reads files (``analyze_capture``); the analysis package does not.
+This module reads files (``analyze_capture``, and through mcpspy/analysis_data.py the
+result definitions it hands the analysis); the analysis package does not.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from contextlib import contextmanager
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import AnalysisEvent, Message
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import Record
 
@@ -40,7 +42,7 @@ class Replay:
 
     def __init__(self, slow_after: float = DEFAULT_SLOW_AFTER, retain: bool = True) -> None:
         """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py)."""
-        self.analyzer = Analyzer(slow_after=slow_after, retain=retain)
+        self.analyzer = Analyzer(slow_after=slow_after, retain=retain, schemas=result_schemas())
         self.last_t = 0.0
         self.concluded = False
 

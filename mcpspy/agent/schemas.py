@@ -4,7 +4,7 @@ Input schemas keep to what every client accepts (mcpspy's own tools.* rules
 hold on them): a root ``"type": "object"`` with plain properties, no
 combinators, no ``$ref``, no type unions. Output schemas are as short as they
 can be and still say each field's type: the whole tools/list stays under
-2,500 estimated tokens (README; tests/agent hold it).
+2,500 estimated tokens (docs/agent.md; tests/agent hold it).
 """
 
 from __future__ import annotations

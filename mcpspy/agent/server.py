@@ -34,9 +34,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpspy import __version__
 from mcpspy.agent import resources
+from mcpspy.agent.framing import AnsweringUnreadable
 from mcpspy.agent.schemas import checked
 from mcpspy.agent.sessions import SessionStore, ToolInputError
 from mcpspy.agent.tools import BY_NAME, TOOLS, Call
+from mcpspy.terminal import visible_line
 
 SCAN_EVERY = 1.0  # seconds between looks at the sessions directory, for list_changed
 INSTRUCTIONS = (
@@ -68,7 +70,7 @@ class AgentServer:
     def __init__(self, home: str | None) -> None:
         self.store = SessionStore(home)
         self.bus = InMemorySubscriptionBus()
-        self.legacy_sessions: list[ServerSession] = []  # where a legacy list_changed goes
+        self.legacy_session: ServerSession | None = None  # where a legacy list_changed goes (stdio: one)
         self.server: Server[Any] = Server(
             "mcpspy",
             version=__version__,
@@ -96,8 +98,8 @@ class AgentServer:
         )
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and not self.legacy_sessions:
-            self.legacy_sessions.append(ctx.session)
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and self.legacy_session is None:
+            self.legacy_session = ctx.session
 
     async def initialized(self, ctx: ServerRequestContext[Any], params: Any) -> None:
         self._remember(ctx)
@@ -121,7 +123,9 @@ class AgentServer:
         except ToolInputError as exc:
             return tool_error(str(exc))
         except Exception as exc:  # a bug in mcpspy: one line on stderr, one sentence to the agent
-            log.error("mcpspy mcp: %s failed: %s: %s", params.name, type(exc).__name__, exc)
+            log.error(
+                "mcpspy mcp: %s failed: %s: %s", params.name, type(exc).__name__, visible_line(str(exc))
+            )
             return tool_error(f"{params.name} failed inside mcpspy ({type(exc).__name__}); this is a bug.")
         json_text = orjson.dumps(structured).decode()
         return complete({"content": [_text(sentence), _text(json_text)], "structuredContent": structured})
@@ -180,9 +184,9 @@ class AgentServer:
                 continue
             known = current
             await self.bus.publish(ResourcesListChanged())
-            for session in self.legacy_sessions:
+            if self.legacy_session is not None:
                 try:
-                    await session.send_resource_list_changed()
+                    await self.legacy_session.send_resource_list_changed()
                 except Exception as exc:  # the client has gone: nothing to tell
                     log.debug("list_changed not sent: %s", exc)
 
@@ -190,7 +194,7 @@ class AgentServer:
         options = self.server.create_initialization_options(NotificationOptions(resources_changed=True))
         async with stdio_server() as (read, write), anyio.create_task_group() as group:
             group.start_soon(self.watch_sessions)
-            await self.server.run(read, write, options)
+            await self.server.run(AnsweringUnreadable(read, write), write, options)
             group.cancel_scope.cancel()
 
 

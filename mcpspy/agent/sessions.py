@@ -11,16 +11,21 @@ session in a row).
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.capture.reader import read_capture
+from mcpspy.capture.reader import Capture, CaptureReader, read_capture
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
 from mcpspy.replay_policy import replay_records
 from mcpspy.report.summary import Summary, build_summary
 from mcpspy.terminal import visible_line
+from mcpspy.tui.loader import epoch_of  # the live view's clock (no Textual in that module)
 
 KEPT = 8  # finished sessions whose analysis is kept
 
@@ -41,12 +46,33 @@ def shown_ref(ref: str) -> str:
     return repr(ref if len(ref) <= 80 else ref[:79] + "…")
 
 
+def replayed(info: SessionInfo, clock: Callable[[], float] = time.time) -> tuple[Capture, Analyzer]:
+    """The capture and its analysis, as ``report`` reads a finished one and the TUI a live one.
+
+    Live: a last line still being written is left for later (not a torn end), and
+    requests are judged slow by the clock, as the TUI's live view judges them.
+    """
+    if not info.live:
+        capture = read_capture(info.path)
+        return capture, replay_records(capture.records).analyzer
+    with CaptureReader(info.path) as reader:
+        records = reader.poll()
+        if reader.header is None:
+            raise CaptureFormatError(f"{info.path}: no header line yet")
+        replay = replay_records(records, conclude=False)
+        started = epoch_of(reader.header.started)
+        if started is not None:
+            replay.tick(clock() - started)
+        return Capture(reader.header, records, list(reader.problems)), replay.analyzer
+
+
 class SessionStore:
     """The sessions directory (``--home``, else the defaults) and the analyses read from it."""
 
     def __init__(self, home: str | None) -> None:
         self.home = home
         self._kept: OrderedDict[tuple[Path, int, int], Summary] = OrderedDict()
+        self._lock = threading.Lock()  # tools run on worker threads, several at once
 
     def dirs(self) -> list[Path]:
         return search_dirs(self.home)
@@ -86,19 +112,20 @@ class SessionStore:
         except OSError as exc:
             raise ToolInputError(f"The capture {info.path} cannot be read: {exc.strerror or exc}.") from None
         key = (info.path, stat.st_size, stat.st_mtime_ns)
-        if not info.live and key in self._kept:
-            self._kept.move_to_end(key)
-            return self._kept[key]
+        with self._lock:
+            if not info.live and key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
         try:
-            capture = read_capture(info.path)
+            capture, analyzer = replayed(info)
         except OSError as exc:
             raise ToolInputError(f"The capture {info.path} cannot be read: {exc.strerror or exc}.") from None
         except CaptureFormatError:
             raise ToolInputError(f"The file {info.path} is not a capture this mcpspy can read.") from None
-        analyzer = replay_records(capture.records, conclude=not info.live).analyzer
         summary = build_summary(capture, info.path, analyzer)
         if not info.live:
-            self._kept[key] = summary
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+            with self._lock:
+                self._kept[key] = summary
+                while len(self._kept) > KEPT:
+                    self._kept.popitem(last=False)
         return summary

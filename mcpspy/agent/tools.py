@@ -277,7 +277,7 @@ async def check_server(call: Call, args: dict[str, Any]) -> Result:
     out |= {"checks_not_passed": checks, "findings": findings}
     said = (
         f"mcpspy check: {counts['pass']} passed, {counts['warn']} warnings, {counts['fail']} failed, "
-        f"{counts['skip']} skipped; each era's capture is a session (see captures)."
+        f"{counts['skip']} skipped; each era's capture path (captures) names its session."
     )
     return out, said
 
@@ -310,9 +310,10 @@ async def diff_sessions(call: Call, args: dict[str, Any]) -> Result:
             raise ToolInputError(f"{visible_line(str(exc))[:300]}.") from None
         result = compare_surfaces(a, b)
         changes = [
-            {"area": d.area, "kind": d.kind.value, "field": d.field}
+            {"area": d.area, "kind": d.kind.value}
             | captured(
                 item=text(d.item) if d.item is not None else None,
+                field=text(d.field) if d.field is not None else None,  # a key the server sent
                 path=text(render_path(d.path)),
                 what=text(d.what),
                 old=value_text(d.old) if d.old is not MISSING else None,

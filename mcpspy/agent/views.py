@@ -66,11 +66,6 @@ def finding_object(finding: Finding, summary: Summary) -> dict[str, Any]:
     } | captured(detail=text(finding.message), line=line)
 
 
-def findings_of(summary: Summary, at_least: Severity, limit: int) -> list[dict[str, Any]]:
-    chosen = [f for f in summary.findings if f.severity >= at_least]
-    return [finding_object(f, summary) for f in chosen[:limit]]
-
-
 def session_head(info: SessionInfo) -> dict[str, Any]:
     """mcpspy's facts about a session, and its name and command as captured."""
     header = info.header
@@ -87,14 +82,11 @@ def report_object(info: SessionInfo, summary: Summary, at_least: Severity, limit
     a = summary.analyzer
     chosen = [f for f in summary.findings if f.severity >= at_least]
     cost = context_cost(a.exchanges, a.message)
+    head = session_head(info) | {"duration_s": summary.duration, "exit": summary.exit, "era": a.era.value}
+    if a.protocol_version is not None:  # the version as the wire said it
+        head[CAPTURED]["protocol_version"] = text(a.protocol_version)
     return {
-        "session": session_head(info)
-        | {
-            "duration_s": summary.duration,
-            "exit": summary.exit,
-            "era": a.era.value,
-            "protocol_version": value_text(a.protocol_version) if a.protocol_version else None,
-        },
+        "session": head,
         "counts": summary.counts,
         "findings_total": len(chosen),
         "by_severity": {sev.label: sum(f.severity is sev for f in summary.findings) for sev in Severity},
@@ -149,6 +141,3 @@ def exchange_object(session: str, exchange: Exchange, summary: Summary, max_byte
         "late_replies": [message_object(session, m, max_bytes) for m in late],
         "findings": [finding_object(f, summary) for f in findings],
     } | captured(method=text(exchange.method), id=value_text(exchange.id))
-
-
-__all__ = ["CAPTURED", "DEFAULT_MAX_BYTES"]

@@ -1,20 +1,28 @@
 """The analysis: pure, sans-IO. Fed capture records, it says what each line is,
 which exchange it belongs to, and what is wrong with it.
 
-- analyzer.py: the facade, ``Analyzer.feed(record)``; it hands each line to
-  the rule families in rules/ and keeps no rule of its own.
+- analyzer.py: the facade, ``Analyzer.feed(record)``; ``HOOKS`` there is the
+  table of which family's method judges a message, in order, by its kind and
+  pipe. It keeps no rule of its own.
 - rules/: one file per family of rules (see rules/__init__.py); each reports
   through the one ``Reporter`` (reporter.py).
 - rule_ids.py: every rule id as a ``RuleId`` member; ``grep -rn MEMBER
   mcpspy/analysis/rules`` finds the one place that raises it.
-- catalogue.py: the one table of rules (``mcpspy rules``); the rows of the
-  larger families in catalogue_tools.py and catalogue_digest.py, spliced in.
+- catalogue/: the one table of rules (``mcpspy rules``), its rows beside their
+  family: catalogue/pairing.py holds the rows of rules/pairing.py.
+
+Adding a rule touches four files and a fixture: its member in rule_ids.py,
+its check in its family's rules/ file (and a row of ``HOOKS`` only if it needs
+a message no hook of that family sees yet), its row in catalogue/, its
+scenario and expected findings in tests/analysis/ (which build its fixture in
+fixtures/), and the rule count in docs/report.md.
 - context_cost.py: what lists and tool results cost a model's context;
   sources.py: a rule's source as the spec's public pages.
 - model.py: what the views consume; jsonrpc.py: what a line is, read alone,
   and how an untrusted value is quoted in a sentence (never raising, however
-  deep); message_fields.py: readers of a message's fields; schema.py and
-  result_schemas.json: the result definitions and their validator.
+  deep); message_fields.py: readers of a message's fields; schema.py: the
+  validator of the result definitions, which the caller hands in
+  (mcpspy/analysis_data.py reads the packaged ones: the analysis reads no file).
 - brackets.py: where the JSON value that ends a text begins, in one pass (glued
   and pretty-printed messages); line_edges.py: the envelope of a line over the
   16 MiB that is parsed whole, read from its two ends.

@@ -5,17 +5,17 @@ exchanges that changed, findings); ``check_pending(t)`` flags slow requests
 at a time the caller chooses; ``finish()`` closes the books. No clock, no
 I/O: the same records always give the same analysis, live or replayed.
 
-This is the facade: it hands each line to the rule families in rules/, in a
-fixed order (framing, then the message by its kind and direction), and keeps
-no rule of its own.
+This is the facade: framing reads each line (rules/framing.py), then the
+families judge the JSON-RPC message it makes, in the order ``HOOKS`` gives
+for its kind and pipe. It keeps no rule of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import Parsed
-from mcpspy.analysis.message_fields import request_version
 from mcpspy.analysis.model import (
     AnalysisEvent,
     Era,
@@ -27,26 +27,135 @@ from mcpspy.analysis.model import (
     Severity,
 )
 from mcpspy.analysis.reporter import Reporter
+from mcpspy.analysis.rules.caching import Caching
 from mcpspy.analysis.rules.capabilities import Capabilities
 from mcpspy.analysis.rules.capture_integrity import CaptureIntegrity
-from mcpspy.analysis.rules.digest import DigestRules
+from mcpspy.analysis.rules.deprecations import Deprecations
 from mcpspy.analysis.rules.envelope import Envelope
 from mcpspy.analysis.rules.framing import Framing, classify_line
 from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.analysis.rules.lifecycle import Lifecycle
 from mcpspy.analysis.rules.modern import ModernRules
+from mcpspy.analysis.rules.mrtr import Mrtr
 from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.analysis.rules.progress_logging import Logging, Progress
 from mcpspy.analysis.rules.requests import Requests
 from mcpspy.analysis.rules.shapes import Shapes
+from mcpspy.analysis.rules.subscriptions import Subscriptions
 from mcpspy.analysis.rules.tool_schemas import ToolSchemas
+from mcpspy.analysis.schema import ResultSchemas
 from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
+ERROR = Kind.ERROR_RESPONSE
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
-LEGACY = Era.LEGACY
-SWEEP_AT = 1024  # requests kept for their replies before the ones no longer pending are dropped
+
+Hook = Callable[[Message], "bool | None"]
+HookKey = tuple[Kind, Stream] | tuple[Kind, Stream, str]
+
+# Who judges a JSON-RPC message, in order, by (kind, the pipe it came on), or by (kind, pipe, method)
+# for the methods whose row differs. A hook is a family's method taking the message: its exchange is
+# ``message.exchange`` (pairing opens a request's, and pairs a reply with its request's), and what a
+# reply is judged by of its request is ``exchange.held`` (model.Held). A hook that returns True ends
+# the row for that message: a reply that answers nothing, a 2026-07-28 server's cancel.
+# 2026-07-28 traffic (the DIGEST rules: mrtr, subscriptions, deprecations, caching) is told apart by
+# the era: each of those hooks asks rules/legacy.py's EraTracker (modern_request, modern_reply, ...).
+_CLIENT_REQUEST = ["pairing.request", "progress.request", "requests.client_request"]
+_SERVER_NOTIFICATION = [
+    "requests.notification",
+    "subscriptions.notification",
+    "deprecations.server_notification",
+    "caching.server_notification",
+    "capabilities.server_notification",
+]
+_CANCEL = ["requests.notification", "subscriptions.cancel", "pairing.cancel"]
+_PROGRESS = ["requests.notification", "progress.notification", "requests.progress"]
+_ANSWERED = ["pairing.response", "era.initialize_answered", "modern.initialize_answered"]  # by the server
+HOOKS: dict[HookKey, list[str]] = {
+    (REQUEST, C2S): [
+        *_CLIENT_REQUEST,
+        "era.client_request",
+        "modern.client_request",
+        "capabilities.client_request",
+        "mrtr.request",
+        "subscriptions.request",
+        "deprecations.client_request",
+        "caching.request",
+    ],
+    (REQUEST, C2S, "initialize"): [
+        *_CLIENT_REQUEST,
+        "era.initialize",
+        "capabilities.learn_client",
+        "deprecations.initialize",
+    ],
+    (REQUEST, S2C): [
+        "pairing.request",
+        "progress.request",
+        "era.server_request",
+        "modern.server_request",
+        "capabilities.server_request",
+    ],
+    (NOTIFICATION, C2S): [
+        "requests.notification",
+        "deprecations.client_notification",
+        "era.client_notification",
+    ],
+    (NOTIFICATION, C2S, "notifications/cancelled"): _CANCEL,
+    (NOTIFICATION, C2S, "notifications/progress"): [*_PROGRESS, "deprecations.client_notification"],
+    (NOTIFICATION, S2C): _SERVER_NOTIFICATION,
+    (NOTIFICATION, S2C, "notifications/cancelled"): _CANCEL,
+    (NOTIFICATION, S2C, "notifications/progress"): _PROGRESS,
+    (NOTIFICATION, S2C, "notifications/message"): [*_SERVER_NOTIFICATION, "logging.notification"],
+    (RESPONSE, S2C): [
+        *_ANSWERED,
+        "modern.result",
+        "capabilities.learn_server",
+        "subscriptions.answered",
+        "deprecations.discover_answered",
+        "mrtr.result",
+        "caching.result",
+        "deprecations.read_result",
+        "modern.ping_result",
+        "tool_schemas.result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (ERROR, S2C): [
+        "envelope.idless_error",
+        *_ANSWERED,
+        "modern.error",
+        "requests.client_error",
+        "capabilities.learn_server",
+        "subscriptions.answered",
+        "deprecations.discover_answered",
+        "deprecations.error",
+        "caching.error",
+        "pairing.release",
+    ],
+    (RESPONSE, C2S): [
+        "modern.client_response",
+        "pairing.response",
+        "modern.ping_result",
+        "tool_schemas.result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response", "pairing.release"],
+}
+# Around every row: before, what the process's life learns; after, the _meta key names (an
+# initialize result has set the revision by then).
+BEFORE_EVERY_MESSAGE = ["lifecycle.protocol"]
+AFTER_EVERY_MESSAGE = ["modern.meta_keys"]
+# A message over the size parsed whole has no payload to judge (rules/framing.py): it is paired only.
+UNREAD: dict[HookKey, list[str]] = {
+    (REQUEST, C2S): ["pairing.request"],
+    (REQUEST, S2C): ["pairing.request"],
+    (RESPONSE, S2C): ["pairing.response", "pairing.release"],
+    (RESPONSE, C2S): ["pairing.response", "pairing.release"],
+    (ERROR, S2C): ["pairing.response", "pairing.release"],
+    (ERROR, C2S): ["pairing.response", "pairing.release"],
+}
 
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
@@ -70,45 +179,74 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
 
 
 RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
+PENDING_BOUND = 100_000  # lean mode: requests kept pending per direction; past it the oldest become unknown
 
 
 class Analyzer:
     """``retain=False`` is the lean mode of the proxy's ``--log``: no history, the same findings.
 
-    It keeps what pairing and the rules need (pending requests and their
-    messages, the last ``RECENT_EXCHANGES`` answered ones of each direction, the
-    progress tokens of those) and counts instead of lists: ``messages``,
-    ``findings``, ``exchanges`` and ``lifecycle`` stay empty, ``message_count``
-    and ``finding_counts`` say how many. The one difference: a reply (or a
-    progress notification, or a cancel) about a request answered more than
-    ``RECENT_EXCHANGES`` requests ago is judged as if that request were unknown.
+    It keeps what pairing and the rules need (pending requests as their Exchange
+    and what their replies are judged by, never their messages; the last
+    ``RECENT_EXCHANGES`` answered ones of each direction, the progress tokens of
+    those) and counts instead of lists: ``messages``, ``findings``, ``exchanges``
+    and ``lifecycle`` stay empty, ``message_count`` and ``finding_counts`` say how
+    many. The differences, by design: a reply (or a progress notification, or a
+    cancel) about a request answered more than ``RECENT_EXCHANGES`` requests ago is
+    judged as if that request were unknown; and past ``PENDING_BOUND`` pending
+    requests a direction the oldest become unknown (pairing.pending-limit says how
+    many), so memory stays bounded whatever the traffic.
+
+    ``schemas``: the result definitions the caller hands in (mcpspy/analysis_data.py
+    reads the packaged ones); without them no result shape is checked.
     """
 
-    def __init__(self, slow_after: float = 30.0, retain: bool = True) -> None:
+    def __init__(
+        self, slow_after: float = 30.0, retain: bool = True, schemas: ResultSchemas | None = None
+    ) -> None:
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
-        self.exchanges: list[Exchange] = []
+        bound = None if retain else PENDING_BOUND
         self._out = out = Reporter(retain)
         self._framing = Framing(out)
-        self._envelope = Envelope(out)
-        self._pairing = Pairing(out, recent)
-        self._era = EraTracker(out)
-        self._modern = ModernRules(out, self._era)
-        self._capabilities = Capabilities(out, self._era)
-        self._progress = Progress(out, recent, self._pairing.is_pending)
-        self._logging = Logging(out)
-        self._shapes = Shapes(out, self._era)
-        self._tool_schemas = ToolSchemas(out, self._era)
-        self._lifecycle = Lifecycle(out, self._pairing)
-        self._capture = CaptureIntegrity(out, self._pairing)  # what the capture says it lost
-        self._digest = DigestRules(out, self._era)  # MRTR, subscriptions, deprecations, caching
+        self._era = era = EraTracker(out, bound)
+        self._pairing = pairing = Pairing(out, era, recent, bound)
+        self._modern = ModernRules(out, era)
+        self._capabilities = Capabilities(out, era)
+        self._progress = Progress(out, recent, pairing.is_pending)
+        self._lifecycle = Lifecycle(out, pairing)
+        self._capture = CaptureIntegrity(out, pairing)  # what the capture says it lost
         self._requests = Requests(out)
+        tool_schemas = ToolSchemas(out, era)
+        families: dict[str, object] = {
+            "envelope": Envelope(out),
+            "pairing": pairing,
+            "era": era,
+            "modern": self._modern,
+            "capabilities": self._capabilities,
+            "progress": self._progress,
+            "logging": Logging(out),
+            "requests": self._requests,
+            "lifecycle": self._lifecycle,
+            "mrtr": Mrtr(out, era),
+            "subscriptions": Subscriptions(out, era),
+            "deprecations": Deprecations(out, era),
+            "caching": Caching(out, era),
+            "tool_schemas": tool_schemas,
+            "shapes": Shapes(out, era, tool_schemas, schemas),
+        }
+
+        def hooks(names: list[str]) -> tuple[Hook, ...]:
+            return tuple(
+                getattr(families[family], method) for family, method in (n.split(".") for n in names)
+            )
+
+        self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
+        self._unread = {key: hooks(names) for key, names in UNREAD.items()}
+        self._before = hooks(BEFORE_EVERY_MESSAGE)
+        self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
-        # The messages of requests that may still be answered, by seq (what a reply is checked with).
-        self._open: dict[int, Message] = {}
-        self._sweep_at = SWEEP_AT
 
     # --- public API
 
@@ -119,6 +257,10 @@ class Analyzer:
     @property
     def findings(self) -> list[Finding]:
         return self._out.findings
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return self._out.exchanges
 
     @property
     def message_count(self) -> int:
@@ -201,105 +343,19 @@ class Analyzer:
             self._requests.finish()
         return self._out.events
 
-    # --- a JSON-RPC message, to the families by kind and direction
-
     def _protocol(self, message: Message) -> None:
-        self._lifecycle.protocol(message)
+        """A JSON-RPC message, to the families in the order of its row of ``HOOKS``."""
+        for hook in self._before:
+            hook(message)
+        kind, stream = message.kind, message.stream
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-            self._pair_only(message)
+            for hook in self._unread.get((kind, stream), ()):
+                hook(message)
             return
-        if message.kind is REQUEST:
-            self._request(message)
-        elif message.kind is NOTIFICATION:
-            self._notification(message)
-        else:
-            self._response(message)
-        self._modern.meta_keys(message)  # after: an initialize result has set the revision
-
-    def _open_exchange(self, message: Message) -> Exchange:
-        """Pair a request; keep its message while a reply may still come for it."""
-        exchange = self._pairing.request(message, self._era.era is LEGACY)
-        if self.retain:
-            self.exchanges.append(exchange)
-        opened = self._open
-        opened[message.seq] = message
-        if len(opened) > self._sweep_at:  # cancelled, given up or never pending: amortised O(1)
-            is_pending = self._pairing.is_pending
-            self._open = {seq: m for seq, m in opened.items() if m.exchange and is_pending(m.exchange)}
-            self._sweep_at = max(SWEEP_AT, 2 * len(self._open))
-        return exchange
-
-    def _pair_only(self, message: Message) -> None:
-        """A message whose content is unread: its exchange is kept, and no rule judges it."""
-        if message.kind is REQUEST:
-            self._open_exchange(message)
-        elif message.kind is not NOTIFICATION:
-            self._pairing.response(message)
-
-    def _request(self, message: Message) -> None:
-        exchange = self._open_exchange(message)
-        self._progress.request(message, exchange)
-        if message.stream is S2C:
-            self._era.server_request(message)
-            self._modern.server_request(message)
-            self._capabilities.server_request(message)
-            return
-        exchange.version = request_version(message)  # its reply is held to it too
-        self._requests.client_request(message, exchange)
-        if message.method == "initialize":
-            self._era.initialize(message, exchange)
-            self._capabilities.learn_client(message)
-            self._digest.initialize(message)
-            return
-        if self._era.client_request(message, exchange):
-            self._modern.meta_missing(message)
-        self._modern.client_request(message)
-        self._capabilities.client_request(message)
-        self._digest.client_request(message, exchange)
-
-    def _notification(self, message: Message) -> None:
-        self._requests.notification(message)
-        if message.method == "notifications/cancelled":
-            if not self._digest.cancel(message):
-                self._pairing.cancel(message)
-        elif message.method == "notifications/progress":
-            self._progress.notification(message)
-            self._requests.progress(message)
-            if message.stream is C2S:
-                self._digest.client_notification(message)
-        elif message.stream is C2S:
-            self._digest.client_notification(message)
-            self._era.client_notification(message)
-        else:
-            self._digest.server_notification(message)
-            self._capabilities.server_notification(message)
-            if message.method == "notifications/message":
-                self._logging.notification(message)
-
-    def _response(self, message: Message) -> None:
-        if message.stream is C2S:
-            self._modern.client_response(message)
-        self._envelope.idless_error(message)
-        exchange = self._pairing.response(message)
-        if exchange is None:
-            return
-        request = self._open.pop(exchange.request_seq, None)  # never None: requests are seen first
-        is_result = message.kind is RESPONSE
-        if exchange.stream is C2S:
-            if exchange.method == "initialize":
-                for held in self._era.initialize_answered(message, request):
-                    self._modern.meta_missing(held)
-            elif is_result:
-                self._modern.result(exchange, message)
-            else:
-                self._modern.error(exchange, message, request)
-            if not is_result:
-                self._requests.client_error(exchange, message)
-            self._capabilities.learn_server(exchange.method, message)
-            if exchange.method != "initialize":
-                self._digest.answered(exchange, message, request)
-        if is_result and exchange.method == "ping":
-            self._modern.ping_result(message)
-        if is_result and request is not None:
-            named = self._tool_schemas.result(exchange, message, request)
-            self._shapes.result(exchange, message, request, named)
+        hooks = self._hooks
+        row = hooks.get((kind, stream, message.method or "")) or hooks[kind, stream]
+        for hook in row:
+            if hook(message):
+                break
+        for hook in self._after:
+            hook(message)

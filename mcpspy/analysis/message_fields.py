@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.analysis.model import Message
+from mcpspy.analysis.model import Held, Message
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -52,3 +52,25 @@ def error_code_of(response: Message) -> int | None:
     """The error code of an error response when it is an integer (a bool is not), else None."""
     code = error_of(response).get("code")
     return code if type(code) is int else None  # exact: orjson gives int, and a bool is no code
+
+
+def held_of(request: Message) -> Held:
+    """What the rules will read of ``request`` when its reply comes (model.Held)."""
+    params = params_of(request)
+    meta = meta_in(params)
+    return Held(
+        params.get("protocolVersion") if request.method == "initialize" else None,
+        meta.get(META_VERSION),
+        meta.get(META_CAPABILITIES),
+        "task" in params,
+        params.get("name"),
+        params.get("uri"),
+        params.get("cursor"),
+        "inputResponses" in params or "requestState" in params,
+    )
+
+
+def result_type_of(result: dict[str, Any]) -> Any:
+    """A 2026-07-28 result's resultType; absent (or null) reads as complete."""
+    result_type = result.get("resultType")
+    return "complete" if result_type is None else result_type

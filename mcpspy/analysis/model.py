@@ -97,6 +97,24 @@ class Finding:
 
 
 @dataclass(slots=True)
+class Held:
+    """What the rules read of a request when its reply comes: a few fields, never the message.
+
+    Kept on the request's Exchange until its first reply (rules/pairing.py), so that a
+    pending request costs the lean analysis these fields, not its line and parsed payload.
+    """
+
+    requested: Any  # initialize's params.protocolVersion (None for any other method)
+    meta_version: Any  # _meta's protocolVersion, as sent
+    capabilities: Any  # _meta's clientCapabilities, as sent
+    task: bool  # params has "task": a task-augmented request, answered with a CreateTaskResult
+    name: Any  # params.name (tools/call, prompts/get)
+    uri: Any  # params.uri (resources/read)
+    cursor: Any  # params.cursor (a page of a list)
+    retry: bool  # params has inputResponses or requestState (a multi round-trip retry)
+
+
+@dataclass(slots=True)
 class Exchange:
     """A request and what became of it. Mutable: the analysis updates it as replies land."""
 
@@ -112,6 +130,7 @@ class Exchange:
     cancel_seq: int | None = None
     long_lived: bool = False  # subscriptions/listen: open for the life of the process
     version: str | None = None  # the 2026-07-28 revision a client request carried in its _meta
+    held: Held | None = None  # what its reply is judged with, until the reply comes
 
     @property
     def latency(self) -> float | None:

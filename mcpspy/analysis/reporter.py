@@ -11,6 +11,7 @@ from mcpspy.analysis.model import (
     ExchangeUpdated,
     Finding,
     FindingRaised,
+    Kind,
     Message,
     MessageSeen,
     Severity,
@@ -18,6 +19,7 @@ from mcpspy.analysis.model import (
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 
+REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 RECENT_MESSAGES = 1024  # lean mode: the messages a finding can still be attached to, by seq
 
 
@@ -26,21 +28,24 @@ class Reporter:
 
     ``retain=False`` (lean, for the proxy's ``--log``) keeps no history: counts
     instead of the message and finding lists, and ``by_seq`` only for the last
-    ``RECENT_MESSAGES`` messages (all of them while ``hold`` is set: a rule that
-    will look further back says so). No rule looks further back otherwise: a
-    pending request's message is kept by the Analyzer itself.
+    ``RECENT_MESSAGES`` messages, and the replies among older ones while
+    ``holding`` (rules/legacy.py holds requests until initialize is answered, then
+    reads their replies). No rule looks further back otherwise: what a reply is
+    judged by of its request is kept on the request's Exchange (model.Held).
     """
 
     def __init__(self, retain: bool = True) -> None:
         self.retain = retain
         self.messages: list[Message] = []
+        self.exchanges: list[Exchange] = []  # every request's, in sending order (none when lean)
         self.findings: list[Finding] = []
         self.events: list[AnalysisEvent] = []
         self.by_seq: dict[int, Message] = {}
         self.message_count = 0
         self.finding_counts: dict[Severity, int] = dict.fromkeys(Severity, 0)
-        self.hold = False  # lean mode: evict nothing from by_seq while set (rules/legacy.py)
+        self.hold = False  # lean mode: keep the replies in by_seq while set (rules/legacy.py)
         self._recent: deque[int] = deque()
+        self._kept: list[int] = []  # lean mode: replies kept past the recent ones while holding
 
     def message(self, message: Message) -> None:
         self.message_count += 1
@@ -48,12 +53,28 @@ class Reporter:
         if self.retain:
             self.messages.append(message)
         else:
-            recent = self._recent
+            recent, by_seq = self._recent, self.by_seq
             recent.append(message.seq)
-            if not self.hold:
-                while len(recent) > RECENT_MESSAGES:
-                    self.by_seq.pop(recent.popleft(), None)
+            if self._kept and not self.hold:
+                for seq in self._kept:
+                    by_seq.pop(seq, None)
+                self._kept = []
+            while len(recent) > RECENT_MESSAGES:
+                seq = recent.popleft()
+                old = by_seq.get(seq)  # a capture may repeat a seq: never assume it is there
+                if self.hold and old is not None and old.kind in REPLIES:
+                    self._kept.append(seq)
+                else:
+                    by_seq.pop(seq, None)
         self.events.append(MessageSeen(message))
+
+    def holding(self, hold: bool) -> None:
+        """Whether to keep the replies among messages older than the recent ones (lean mode)."""
+        self.hold = hold
+
+    def opened(self, exchange: Exchange) -> None:
+        if self.retain:
+            self.exchanges.append(exchange)
 
     def updated(self, exchange: Exchange) -> None:
         self.events.append(ExchangeUpdated(exchange))

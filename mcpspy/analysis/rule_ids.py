@@ -52,6 +52,7 @@ class RuleId(enum.StrEnum):
     PAIRING_OUT_OF_ORDER = "pairing.out-of-order"
     PAIRING_SLOW = "pairing.slow"
     PAIRING_UNANSWERED = "pairing.unanswered"
+    PAIRING_PENDING_LIMIT = "pairing.pending-limit"
     CANCEL_UNKNOWN_REQUEST = "cancel.unknown-request"
     CANCEL_INITIALIZE = "cancel.initialize"
     # rules/modern.py: 2026-07-28's per-request _meta, results, directions and error codes

@@ -5,21 +5,19 @@ schema), items, anyOf, allOf, minimum, maximum and maxItems; "format" and
 prose are ignored, so nothing is flagged on a hint. Each definition compiles
 once, on first use, to a chain of closures that allocate nothing when the
 value is valid. The definitions are cut from the spec repository's schema
-files by tests/analysis/make_result_schemas.py and ship in result_schemas.json.
+files by tests/analysis/make_result_schemas.py, ship in mcpspy/result_schemas.json,
+and are handed to the analysis by its caller (mcpspy/analysis_data.py reads
+them): the analysis reads no file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import orjson
 
 from mcpspy.analysis.jsonrpc import json_text
 
-PACKAGED = Path(__file__).with_name("result_schemas.json")
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 
 
@@ -370,13 +368,15 @@ def _range_check(low: Any, high: Any) -> Check:
     return check
 
 
-_LOADED: dict[str, Schemas] = {}
+class ResultSchemas:
+    """The result definitions of each revision, compiled on demand: what the caller hands the analysis.
 
+    ``revisions`` maps a revision to its definitions (result_schemas.json's "revisions").
+    """
 
-def schemas_for(revision: str) -> Schemas | None:
-    """The compiled definitions of a revision, or None for a revision mcpspy has no schema of."""
-    if not _LOADED:
-        document = orjson.loads(PACKAGED.read_bytes())
-        for rev, defs in document["revisions"].items():
-            _LOADED[rev] = Schemas(defs)
-    return _LOADED.get(revision)
+    def __init__(self, revisions: dict[str, dict[str, Any]]) -> None:
+        self._revisions = {revision: Schemas(defs) for revision, defs in revisions.items()}
+
+    def of(self, revision: str) -> Schemas | None:
+        """The definitions of a revision, or None for a revision mcpspy has no schema of."""
+        return self._revisions.get(revision)

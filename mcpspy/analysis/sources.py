@@ -1,4 +1,4 @@
-"""A rule's spec source, as a user can follow it: the spec's public pages (mcpspy's rules: its README).
+"""A rule's spec source, as a user can follow it: the spec's public pages (mcpspy's rules: its docs).
 
 The catalogue cites sources as the spec repository lays them out
 ("2026-07-28/basic/transports/stdio.mdx §Shutdown", "schema/<rev>/schema.json")

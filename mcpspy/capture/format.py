@@ -301,7 +301,10 @@ def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
         if "part" in obj:
             text = obj.get("text")
             data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
-            return LinePart(_STREAM_OF[obj["stream"]], float(obj["t"]), int(obj["part"]), data)
+            index = obj["part"]
+            if type(index) is not int or index < 1:
+                raise ValueError(f"part is {index!r}")
+            return LinePart(_STREAM_OF[obj["stream"]], _time_of(obj["t"]), index, data)
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CaptureFormatError(f"unreadable capture record: {exc}") from None
     record = _record(obj)
@@ -322,10 +325,27 @@ def decode_record(line: bytes) -> Record:
     return _record(obj)
 
 
+MAX_T = 1e9  # seconds since the session started: 31 years; past it, a time no proxy wrote
+MAX_SEQ = 2**53  # as far as every JSON reader counts exactly
+
+
+def _time_of(value: Any) -> float:
+    """A record's time: a finite number of seconds from 0 to ``MAX_T`` (1e308 would crash every view)."""
+    if type(value) not in (int, float) or not 0 <= value <= MAX_T:
+        raise ValueError(f"t is {value!r}, not seconds from 0 to {MAX_T:.0e}")
+    return float(value)
+
+
+def _seq_of(value: Any) -> int:
+    if type(value) is not int or not 0 <= value <= MAX_SEQ:
+        raise ValueError(f"seq is {value!r}, not a count")
+    return value
+
+
 def _record(obj: Any) -> Record:
     try:
-        seq = int(obj["seq"])
-        t = float(obj["t"])
+        seq = _seq_of(obj["seq"])
+        t = _time_of(obj["t"])
         if "event" in obj:
             event = Event(obj["event"])
             details = {k: v for k, v in obj.items() if k not in ("seq", "t", "event")}

@@ -31,6 +31,8 @@ def encode_header(header: Header, redaction: dict[str, object] | None = None) ->
         "mcpspy": header.mcpspy,
         "pid": header.pid,
     }
+    if header.escaped:
+        obj["escaped"] = list(header.escaped)
     if redaction is not None:
         obj["redaction"] = redaction
     return orjson.dumps(obj) + b"\n"
@@ -41,7 +43,7 @@ def check_version(version: object) -> None:
     if not isinstance(version, str):
         raise CaptureFormatError("not an mcpspy capture: the header has no format version")
     major, _, _ = version.partition(".")
-    if not major.isdigit():
+    if not (major.isascii() and major.isdigit()):  # isdigit alone takes "²", which int() refuses
         raise CaptureFormatError(f"not an mcpspy capture: format version {version!r}")
     if int(major) > FORMAT_MAJOR:
         raise CaptureFormatError(
@@ -80,6 +82,7 @@ _HEADER_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "cwd": (_is_string, "a string"),
     "mcpspy": (_is_string, "a string"),
     "pid": (_is_pid, f"a process id (0 to {PID_MAX})"),
+    "escaped": (_is_strings, "an array of strings"),
     "redaction": (_is_redaction, 'a redaction policy ({"enabled": bool, "keys": [string]})'),
 }
 
@@ -112,4 +115,5 @@ def decode_header(line: bytes) -> Header:
         cwd=obj.get("cwd", ""),
         mcpspy=obj.get("mcpspy", ""),
         pid=obj.get("pid", 0),
+        escaped=tuple(obj.get("escaped", ())),
     )

@@ -10,35 +10,70 @@ wait per stream until the line record that ends them, and a line longer than
 ``capture.pieces.KEEP`` keeps only its head and tail. Parts whose end never
 comes (a ``capture-gap`` dropped it) are let go when the stream's next line
 ends. When the writer is gone, ``ending`` says whether the capture was cut
-inside a record: a ``capture-torn`` record for the analysis to note.
+inside a record: a ``capture-torn`` record for the analysis to note. Parts
+followed by a ``capture-gap`` are not that: their end fell in the gap, which
+says so itself.
+
+Every reader comes through here, so here is where a file is judged a
+capture at all: a regular file (a symlink to one included), never a device
+(``/dev/zero`` would be read forever), a FIFO or a directory. And one record
+line is bounded (``MAX_RECORD_LINE``: what the proxy can write for the
+longest line it stores whole); a longer one is skipped and noted, never held.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcpspy.capture.format import CaptureFormatError, StreamedEnd, decode_entry, decode_header
 from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LinePart, LineRecord, Record, Stream
+from mcpspy.wire.splitter import PART_AT
 
 READ_SIZE = 1 << 20
+#: The longest record line a proxy writes: a line of PART_AT bytes stored whole, each byte a ``\u0000``.
+MAX_RECORD_LINE = 6 * PART_AT + (64 << 10)
+
+
+def open_capture_file(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of ``path`` if it is a regular file; CaptureFormatError says what it is else.
+
+    Opened without blocking, so that a FIFO with no writer is refused rather than waited on.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device"
+            raise CaptureFormatError(f"not a capture file: {kind}, not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 class CaptureReader:
     """Incremental reader of one capture file."""
 
-    def __init__(self, path: str | os.PathLike[str], keep: int = KEEP) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], keep: int = KEEP, max_line: int = MAX_RECORD_LINE
+    ) -> None:
         self.path = Path(path)
         self._keep = keep  # what is kept of a streamed line (``capture.pieces``)
         self.header: Header | None = None
         self.problems: list[str] = []  # unreadable lines, each said once
-        self._fd = os.open(self.path, os.O_RDONLY)
+        self._fd = open_capture_file(self.path)
+        self._max_line = max_line
         self._held: list[bytes] = []  # the start of a record line whose newline is not read yet
         self._held_size = 0
+        self._skipping = 0  # bytes of a record line over the bound, dropped as they are read
         self._line_no = 0
         self._streaming: dict[Stream, tuple[Joiner, int]] = {}  # parts so far, and the last index
+        self._gapped: set[Stream] = set()  # streams whose parts a capture-gap followed (their end in it)
         self._last: tuple[int, float] = (0, 0.0)  # the last record's seq and time
         self.at_end = False  # the last poll read up to the end of what the file held
 
@@ -74,19 +109,37 @@ class CaptureReader:
             self._take(chunk, records)
         return records
 
+    @property
+    def torn_bytes(self) -> int:
+        """Bytes of a record the capture ends inside (a streamed line whose end fell in a gap is not one)."""
+        streaming = self._streaming.items()
+        return self._held_size + sum(
+            joiner.size for stream, (joiner, _) in streaming if stream not in self._gapped
+        )
+
     def ending(self) -> list[Record]:
         """The writer is gone: a ``capture-torn`` record if the capture ends inside a record."""
-        torn = self.held_bytes
+        torn = self.torn_bytes
         if not torn:
             return []
         seq, t = self._last
         return [LifecycleRecord(seq + 1, t, Event.CAPTURE_TORN, {"bytes": torn})]
 
     def _take(self, chunk: bytes, records: list[Record]) -> None:
+        if self._skipping:
+            first = chunk.find(b"\n")
+            if first == -1:
+                self._skipping += len(chunk)
+                return
+            self._skipped(self._skipping + first)
+            chunk = chunk[first + 1 :]
         end = chunk.rfind(b"\n")
         if end == -1:
             self._held.append(chunk)
             self._held_size += len(chunk)
+            if self._held_size > self._max_line:
+                self._skipping = self._held_size
+                self._held, self._held_size = [], 0
             return
         lines = chunk[:end]
         if self._held:
@@ -98,9 +151,21 @@ class CaptureReader:
         if tail:
             self._held, self._held_size = [tail], len(tail)
 
+    def _skipped(self, size: int) -> None:
+        self._skipping = 0
+        self._line_no += 1
+        self.problems.append(
+            f"line {self._line_no}: a record of {size} bytes, longer than any mcpspy writes "
+            f"({self._max_line}): skipped"
+        )
+
     def _lines(self, raws: list[bytes], records: list[Record]) -> None:
         for raw in raws:
             self._line_no += 1
+            if len(raw) > self._max_line:
+                self._line_no -= 1
+                self._skipped(len(raw))
+                continue
             if self.header is None:
                 self.header = decode_header(raw)
                 continue
@@ -112,8 +177,11 @@ class CaptureReader:
                 self.problems.append(f"line {self._line_no}: {exc}")
                 continue
             if isinstance(entry, LinePart):
+                self._gapped.discard(entry.stream)
                 self._part(entry)
                 continue
+            if isinstance(entry, LifecycleRecord) and entry.event is Event.CAPTURE_GAP:
+                self._gapped.update(self._streaming)
             if isinstance(entry, StreamedEnd):
                 entry = self._joined(entry)
             elif isinstance(entry, LineRecord) and entry.stream in self._streaming:
@@ -158,9 +226,13 @@ def read_capture(path: str | os.PathLike[str]) -> Capture:
         if reader.header is None:
             raise CaptureFormatError(f"{path}: empty or unreadable capture (no header line)")
         problems = list(reader.problems)
-        if reader.held_bytes:
+        if reader._skipping:
             problems.append(
-                f"the last line ({reader.held_bytes} bytes) is truncated: "
+                f"the last line ({reader._skipping} bytes) is longer than any mcpspy writes: skipped"
+            )
+        if reader.torn_bytes:
+            problems.append(
+                f"the last line ({reader.torn_bytes} bytes) is truncated: "
                 "the proxy was stopped while writing it"
             )
         records += reader.ending()

@@ -49,6 +49,7 @@ class Header:
     cwd: str
     mcpspy: str
     pid: int
+    escaped: tuple[str, ...] = ()  # the fields where bytes that were not UTF-8 are stored as \xNN
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,19 @@
 """Credentials out of a captured line before it is stored. Pure: no I/O.
 
-A line is redacted when it is one JSON text in which some object, at any
-depth, has a member whose key names a credential. That member's value (a
-string, number, object or array: null and booleans hold no secret) is
-replaced by a marker string; every other byte of the line stays as it was
-(but an object under a name in a JSON Schema's ``properties`` is the schema
-of an argument, not a value: a tool's ``api_key`` argument keeps its schema)::
+A member whose key names a credential, in some object at any depth, has its
+value (a string, number, object or array: null and booleans hold no secret)
+replaced by a marker string; every other byte of the line stays as it was::
 
     {"params":{"_meta":{"authorization":"<redacted:string:39:1f0c9a4be27d>"}}}
+
+A key names a credential when it holds one of ``DEFAULT_KEYS``' words after
+Unicode case folding and without ``_`` and ``-``: ``auth_token``, ``apiToken``,
+``OPENAI_API_KEY``, ``x-auth-token`` and a Kelvin-sign ``to\\u212aen`` do
+(``tokens``, counts, and MCP's ``progressToken`` do not). An object under a
+name in ``properties`` is the schema of an argument, not a value, but only
+inside a schema-bearing field (``inputSchema``, ``outputSchema``,
+``requestedSchema``): a tool's ``api_key`` argument keeps its schema, and a
+tool argument that happens to be called ``properties`` is redacted as any.
 
 The marker keeps the value's type (``string``, ``number``, ``object``,
 ``array``), its length (a string's in characters, else its JSON text's in
@@ -16,20 +22,23 @@ each session and never written anywhere, cut to 48 bits. Two equal secrets
 show the same hash within a session, and nothing in a capture lets anyone
 test a guessed password offline.
 
-Keys match case-insensitively and regardless of ``_`` and ``-``, so
-``api_key``, ``apiKey`` and ``API-KEY`` are one key. A string value that is
-itself a JSON text (a tool's text content often repeats its structured
-result) is redacted the same way, inside the string.
+A string value that is itself a JSON text (a tool's text content often
+repeats its structured result) is redacted the same way, inside the string.
+A line that is not one JSON text but that many parsers read anyway (a glued
+prefix, a byte order mark, trailing text, one line of pretty-printed JSON)
+is redacted key by key as found (``Redactor._found_spans``): a value that
+goes on past the line's end is hidden to the end (``rest``), a bare word up
+to its delimiter (``text``).
 
 Why a pre-check: this runs on the proxy's recording path, for every line, and
 parsing every line would cost more than encoding it. A credential key is
-rare, so ``may_hold_secret`` folds case and drops ``_``/``-`` in one C pass
-(``bytes.translate``) and runs one regex, a trie of the key names between
-quotes, over the result; only a line it flags is tokenized. It errs one way
-only, towards tokenizing a line that turns out to hold no credential (a
-string value ``"token"``). A key spelled with ``\\u`` escapes is not seen by it:
-only whoever owns the secret writes its key, and JSON encoders never escape
-letters.
+rare, so ``may_hold_secret`` folds ASCII case and drops ``_``/``-`` in one C
+pass (``bytes.translate``) and runs one regex over the result: a word, the
+rest of a key and its closing quote and colon; or a character that only
+decoding and Unicode case folding make a letter (``FOLDS_TO_ASCII``, raw or
+as a ``\\u`` escape, and any ASCII letter spelled as an escape). Only a line
+it flags is tokenized. It errs one way only, towards tokenizing a line that
+turns out to hold no credential.
 """
 
 from __future__ import annotations
@@ -39,30 +48,44 @@ import hmac
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-#: Keys whose values are credentials, as ``canonical`` spells them.
+#: Words that make a key a credential's, as ``canonical`` spells them: a key holding one
+#: (``auth_token``, ``OPENAI_API_KEY``, ``x-auth-token``, ``credentials``) holds a credential.
 DEFAULT_KEYS = (
-    "authorization",
-    "proxy-authorization",
-    "api_key",
-    "apikey",
-    "api-key",
-    "x-api-key",
     "token",
-    "access_token",
-    "refresh_token",
-    "id_token",
+    "secret",
     "password",
     "passwd",
-    "secret",
-    "client_secret",
+    "pwd",
+    "apikey",
+    "privatekey",
+    "credential",
+    "auth",
     "cookie",
-    "set-cookie",
+    "sessionid",
+    "bearer",
+)
+
+#: Keys that hold one of those words and no credential: MCP's own (a progress token pairs progress
+#: notifications with their request; the analysis needs it). ``tokens`` counts, never a credential.
+NOT_CREDENTIALS = frozenset({"progresstoken"})
+
+#: Keys whose object value is a JSON Schema: only inside one does ``properties`` map names to schemas.
+SCHEMA_FIELDS = frozenset({"inputschema", "outputschema", "requestedschema"})
+
+#: Characters outside ASCII whose case folding gives ASCII letters (``\u212a``, the Kelvin sign, is
+#: ``k``), in UTF-8 and as JSON ``\u`` escapes (tests/capture/test_redact.py checks it is all of them).
+FOLDS_TO_ASCII = (0xDF, 0x17F, 0x1E9E, 0x212A, 0xFB00, 0xFB01, 0xFB02, 0xFB03, 0xFB04, 0xFB05, 0xFB06)
+_UNICODE_LETTER = b"|".join(
+    [re.escape(chr(c).encode("utf-8")) for c in FOLDS_TO_ASCII]
+    # an escaped ASCII letter, or one of those escaped (the line is folded to lower case first)
+    + [rb"\\u00[4-7][0-9a-f]", rb"\\u(?:" + b"|".join(b"%04x" % c for c in FOLDS_TO_ASCII) + b")"]
 )
 
 HASH_BYTES = 6  # 48 bits: enough to tell a session's secrets apart, short to read
+WINDOW = 512  # bytes either side of a cut between two pieces of a line that the pre-check reads across
 MAX_EMBEDDING = 8  # JSON in a string in a string...: each level doubles the backslashes anyway
 
 _FOLD = bytes(range(256)).lower()  # ASCII case folding for bytes.translate
@@ -70,8 +93,27 @@ _SEPARATORS = b"_-"
 
 
 def canonical(key: str) -> str:
-    """The form keys are compared in: lower case, without ``_`` and ``-``."""
-    return key.lower().replace("_", "").replace("-", "")
+    """The form keys are compared in: case folded (Unicode's), without ``_`` and ``-``."""
+    return key.casefold().replace("_", "").replace("-", "")
+
+
+def credential_matcher(words: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a key holds one of ``words``, the way a credential's key does (see ``DEFAULT_KEYS``)."""
+    alternatives = sorted({canonical(w) for w in words} - {""}, key=len, reverse=True)
+    if not alternatives:
+        return lambda key: False
+    search = re.compile(
+        "|".join(re.escape(w) + ("(?!s)" if w == "token" else "") for w in alternatives)
+    ).search
+
+    def names_credential(key: str) -> bool:
+        folded = canonical(key)
+        return folded not in NOT_CREDENTIALS and search(folded) is not None
+
+    return names_credential
+
+
+names_credential = credential_matcher(DEFAULT_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +171,7 @@ _TRAILING_WS = re.compile(_WS + rb"\Z")
 _VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _AFTER = range(6)
 _OPEN, _CLOSE = {ord("{"), ord("[")}, {ord("}"): ord("{"), ord("]"): ord("[")}
 _SCHEMAS = ord("(")  # on the stack: an object that maps names to JSON Schemas, not to values
-_PLAIN, _CREDENTIAL, _PROPERTIES = range(3)  # what a key says about its value
+_PLAIN, _CREDENTIAL, _PROPERTIES, _SCHEMA_FIELD = range(4)  # what a key says about its value
 _TYPE: dict[str | int, str] = {"s": "string", "n": "number", ord("{"): "object", ord("["): "array"}
 
 
@@ -147,21 +189,29 @@ class _Scan:
     spans: list[_Span] = field(default_factory=list)
     start: int = -1
     depth: int = 0
+    schema_depth: int = -1  # inside a schema-bearing field's object: the stack's depth outside it
 
 
 class Redactor:
     """Redacts one session's lines; the hash key lives and dies with this object."""
 
-    __slots__ = ("_canonical_keys", "_flag", "_hash_key", "_window")
+    __slots__ = ("_flag", "_hash_key", "_names_credential", "_window", "_words")
 
     def __init__(self, keys: Iterable[str] = DEFAULT_KEYS, hash_key: bytes | None = None) -> None:
-        self._canonical_keys = frozenset(filter(None, map(canonical, keys)))
-        folded = sorted(k.encode("utf-8").translate(_FOLD, _SEPARATORS) for k in self._canonical_keys)
-        trie = _trie_pattern(k.decode("utf-8") for k in folded) or "(?!)"
-        # The closing quote may be escaped: a key in a JSON text inside a string.
-        self._flag = re.compile(('"' + trie + r'\\*"').encode("utf-8")).search
+        self._words = tuple(sorted(frozenset(filter(None, map(canonical, keys)))))
+        self._names_credential = credential_matcher(self._words)
+        folded = sorted(k.encode("utf-8").translate(_FOLD, _SEPARATORS) for k in self._words)
+        trie = _trie_pattern(k.decode("utf-8", "surrogateescape") for k in folded)
+        # A word, the rest of its key, the closing quote (escaped, in a JSON text inside a string)
+        # and a colon; or a letter spelled so that only decoding and case folding show it.
+        key = (
+            ("(?:" + trie + ')[^"]*"' + r"[ \t\r\n]*:").encode("utf-8", "surrogateescape")
+            if trie
+            else b"(?!)"
+        )
+        self._flag = re.compile(key + b"|" + _UNICODE_LETTER).search
         self._hash_key = os.urandom(32) if hash_key is None else hash_key
-        self._window = max(map(len, folded), default=0) * 3 + 2  # "key" with a separator per byte
+        self._window = WINDOW
 
     def may_hold_secret(self, line: bytes) -> bool:
         """The cheap pre-check: could ``line`` name a credential key? Never wrong when False."""
@@ -182,6 +232,8 @@ class Redactor:
         if depth > MAX_EMBEDDING or not self.may_hold_secret(line):
             return None
         spans = self._secret_spans(line)
+        if spans is None:  # not one JSON text, but many parsers read such lines: redacted as found
+            spans = self._found_spans(line)
         if not spans:
             return None
         out: list[bytes] = []
@@ -221,7 +273,7 @@ class Redactor:
         match, key_kind = _TOKEN.match, self._key_kind
         stack = bytearray()
         scan = _Scan()
-        state, pos, secret_key, schemas = _VALUE, 0, False, False
+        state, pos, secret_key, schemas, schema_field = _VALUE, 0, False, False, False
         while (m := match(data, pos)) is not None:
             kind = m.lastgroup
             assert kind is not None
@@ -233,14 +285,16 @@ class Redactor:
                         scan.spans.append(_Span(start, pos, _TYPE[kind]))
                     elif kind == "s" and scan.start < 0 and self._may_embed_secret(data[start:pos]):
                         scan.spans.append(_Span(start, pos, "embedded"))
-                    state, secret_key, schemas = _AFTER, False, False
+                    state, secret_key, schemas, schema_field = _AFTER, False, False, False
                 elif char in _OPEN:
                     if secret_key and not (char == ord("{") and stack and stack[-1] == _SCHEMAS):
                         scan.start, scan.depth = start, len(stack)
                     secret_key = False
+                    if schema_field and char == ord("{") and scan.schema_depth < 0:
+                        scan.schema_depth = len(stack)
                     stack.append(_SCHEMAS if schemas and char == ord("{") else char)
                     state = _FIRST_KEY if char == ord("{") else _FIRST_ITEM
-                    schemas = False
+                    schemas = schema_field = False
                 elif char == ord("]") and state == _FIRST_ITEM:
                     self._close(stack, data, pos, scan)
                     state = _AFTER
@@ -250,7 +304,8 @@ class Redactor:
                 if kind == "s":
                     said = _PLAIN if scan.start >= 0 else key_kind(data[start:pos])
                     secret_key = said == _CREDENTIAL  # in a schemas map, unless an object (a schema) follows
-                    schemas = said == _PROPERTIES and stack[-1] != _SCHEMAS
+                    schemas = said == _PROPERTIES and scan.schema_depth >= 0 and stack[-1] != _SCHEMAS
+                    schema_field = said == _SCHEMA_FIELD
                     state = _COLON
                 elif char == ord("}") and state == _FIRST_KEY:
                     self._close(stack, data, pos, scan)
@@ -281,16 +336,79 @@ class Redactor:
         if scan.start >= 0 and len(stack) == scan.depth:
             scan.spans.append(_Span(scan.start, end, _TYPE[opener]))
             scan.start = -1
+        if len(stack) == scan.schema_depth:
+            scan.schema_depth = -1
+
+    def _found_spans(self, data: bytes) -> list[_Span]:
+        """The credential values of a line that is not one JSON text, found key by key.
+
+        A key is a string token followed by a colon, tried at every quote (a
+        glued prefix may hold a stray quote); its value is the JSON value that
+        follows, else everything up to the next delimiter. A value that does
+        not end on this line (pretty-printed JSON) is hidden to the line's end.
+        No schema is exempt here, and no JSON text inside a string is looked
+        into: such a line is redacted towards hiding.
+        """
+        spans: list[_Span] = []
+        done = 0
+        for found in _KEY_AHEAD.finditer(data):
+            start = found.end("key")
+            if found.start() < done or self._key_kind(data[found.start() : start]) != _CREDENTIAL:
+                continue
+            span = _value_span(data, start)
+            if span is not None:
+                spans.append(span)
+                done = span.end
+        return spans
 
     def _may_embed_secret(self, token: bytes) -> bool:
         """Whether a string value may be a JSON text naming a credential (its quotes escaped)."""
         return b'\\"' in token and self.may_hold_secret(token)
 
     def _key_kind(self, token: bytes) -> int:
-        key = canonical(_decode_string(token))
-        if key in self._canonical_keys:
+        try:
+            key = canonical(_decode_string(token))
+        except ValueError:  # a bad escape, in a line that is not JSON: read it as it is
+            key = canonical(token[1:-1].decode("utf-8", "surrogateescape"))
+        if key in SCHEMA_FIELDS:
+            return _SCHEMA_FIELD
+        if self._names_credential(key):
             return _CREDENTIAL
         return _PROPERTIES if key == "properties" else _PLAIN
+
+
+#: A key, tried at every quote: the string token, and the colon after it (a lookahead: keys overlap).
+_KEY_AHEAD = re.compile(rb'(?=(?P<key>"[^"\\]*(?:\\.[^"\\]*)*")[ \t\r\n]*:)')
+_UNTIL_DELIMITER = re.compile(rb"[ \t\r\n]*[^,}\]\r\n]*")
+
+
+def _value_span(data: bytes, colon_search: int) -> _Span | None:
+    """The span of the value after the key ending at ``colon_search`` (see ``_found_spans``)."""
+    colon = data.index(b":", colon_search) + 1
+    token = _TOKEN.match(data, colon)
+    if token is None or (token.lastgroup == "p" and data[token.start("p")] not in _OPEN):
+        rest = _UNTIL_DELIMITER.match(data, colon)
+        assert rest is not None
+        end = rest.end()
+        start = end - len(rest.group().lstrip())
+        return _Span(start, end, "text") if end > start else None
+    kind = token.lastgroup
+    assert kind is not None
+    start = token.start(kind)
+    if kind == "l":
+        return None
+    if kind != "p":
+        return _Span(start, token.end(), _TYPE[kind])
+    depth, pos = 0, start
+    while (token := _TOKEN.match(data, pos)) is not None:
+        pos = token.end()
+        if token.lastgroup == "p":
+            char = data[token.start("p")]
+            depth += char in _OPEN
+            depth -= char in _CLOSE
+            if depth == 0:
+                return _Span(start, pos, _TYPE[data[start]])
+    return _Span(start, len(data), "rest")
 
 
 def _encode_string(text: str) -> bytes:

@@ -27,6 +27,7 @@ import orjson
 from mcpspy import __version__
 from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
+from mcpspy.json_text import terminal_safe_json
 from mcpspy.report.json_ import report_object
 
 CHECK_VERSION = 1
@@ -83,4 +84,4 @@ def finding_objects(era: EraRun) -> list[dict[str, Any]]:
 
 
 def render_check_json(run: CheckRun) -> str:
-    return orjson.dumps(check_object(run), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return terminal_safe_json(orjson.dumps(check_object(run), option=orjson.OPT_INDENT_2).decode()) + "\n"

@@ -75,7 +75,8 @@ SCRIPT = """
   document.getElementById("expand").addEventListener("click", function () { setAll(true); });
   document.getElementById("collapse").addEventListener("click", function () { setAll(false); });
   function follow() {
-    var hash = decodeURIComponent(location.hash.slice(1));
+    var hash = location.hash.slice(1);
+    try { hash = decodeURIComponent(hash); } catch (malformed) { /* "#%E0%A4%A": the hash as written */ }
     if (hash.indexOf("q=") === 0) { box.value = hash.slice(2); return; }
     var target = hash && document.getElementById(hash);
     for (var node = target; node; node = node.parentElement) {

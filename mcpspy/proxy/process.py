@@ -14,8 +14,8 @@ import trio
 PR_SET_PDEATHSIG = 1
 
 
-def _parent_death_hook() -> Callable[[], None] | None:
-    """On Linux, ask the kernel to SIGTERM the server if mcpspy itself is killed."""
+def _parent_death_hook(signal_death: bool) -> Callable[[], None] | None:
+    """On Linux, ask the kernel to SIGTERM the server if mcpspy itself is killed (with ``signal_death``)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -26,19 +26,23 @@ def _parent_death_hook() -> Callable[[], None] | None:
     parent = os.getpid()
 
     def hook() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if signal_death:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # mcpspy died before the hook ran
             os._exit(1)
 
     return hook
 
 
-async def start_server(command: Sequence[str], stdin: int, stdout: int, stderr: int) -> trio.Process:
+async def start_server(
+    command: Sequence[str], stdin: int, stdout: int, stderr: int, parent_death: bool = True
+) -> trio.Process:
     """Start CMD in its own process group, looked up on PATH, with our env and cwd.
 
     Its own group lets mcpspy signal the server and whatever it spawned
     (`npx`, `uv run` and `sh -c` are wrappers) without signalling itself.
-    Raises OSError when the command cannot be started.
+    ``parent_death``: SIGTERM it when mcpspy dies (not when a watchdog is to
+    walk its tree first: ``proxy.reaper``). Raises OSError when it cannot start.
     """
     return await trio.lowlevel.open_process(
         list(command),
@@ -46,7 +50,7 @@ async def start_server(command: Sequence[str], stdin: int, stdout: int, stderr: 
         stdout=stdout,
         stderr=stderr,
         process_group=0,
-        preexec_fn=_parent_death_hook(),
+        preexec_fn=_parent_death_hook(parent_death),
     )
 
 

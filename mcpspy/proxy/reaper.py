@@ -11,7 +11,17 @@ If mcpspy itself is SIGKILLed it runs no code, so a tiny watchdog process
 whose write end only mcpspy holds) waits for that pipe's EOF. mcpspy writes
 the server's pid into it once started, and ``DONE`` on a clean end; EOF
 without ``DONE`` means mcpspy died, and the watchdog SIGKILLs the server's
-process group and every process whose parent chain still leads to the server.
+process group and every process whose parent chain still leads to the server
+or to mcpspy.
+
+By the time the watchdog sees the EOF, the kernel has already re-parented
+mcpspy's children, and those of any process that died with it, to init: a
+walk of parent links then misses a ``setsid`` grandchild. So the watchdog
+knows the descendants before anyone dies: while it waits it walks the tree
+every ``TRACK_EVERY`` seconds and remembers each descendant (by pid and start
+time, so a reused pid is never killed), and the server is given no
+parent-death signal while a watchdog guards it (``Watchdog.guards``): it
+lives until the watchdog has walked its tree one last time.
 """
 
 from __future__ import annotations
@@ -20,11 +30,13 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
+import select
 import signal
 import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
+TRACK_EVERY = 0.2  # seconds between the watchdog's walks of mcpspy's tree
 TERM_WAIT = 0.5  # seconds a swept descendant gets between SIGTERM and SIGKILL
 SWEEP_POLL = 0.02
 DONE = b"done\n"
@@ -43,7 +55,12 @@ def become_subreaper() -> bool:
 
 def _parents() -> dict[int, int]:
     """Every live process's parent, from /proc (empty where there is no /proc)."""
-    parents: dict[int, int] = {}
+    return {pid: parent for pid, (parent, _) in _stats().items()}
+
+
+def _stats() -> dict[int, tuple[int, int]]:
+    """Every live process's parent and start time (clock ticks since boot), from /proc."""
+    parents: dict[int, tuple[int, int]] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -57,15 +74,17 @@ def _parents() -> dict[int, int]:
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
-            parents[int(name)] = int(fields[1])
+        if len(fields) > 19:
+            parents[int(name)] = (int(fields[1]), int(fields[19]))
     return parents
 
 
-def descendants(root: int, exclude: frozenset[int] = frozenset()) -> list[int]:
+def descendants(
+    root: int, exclude: frozenset[int] = frozenset(), parents: dict[int, int] | None = None
+) -> list[int]:
     """The pids whose parent chain leads to ``root`` (not ``root``; not ``exclude`` nor theirs)."""
     children: dict[int, list[int]] = {}
-    for pid, ppid in _parents().items():
+    for pid, ppid in (_parents() if parents is None else parents).items():
         children.setdefault(ppid, []).append(pid)
     found: list[int] = []
     todo = [root]
@@ -138,6 +157,11 @@ class Watchdog:
         self.pid = pid
         self._fd = write_fd
 
+    @property
+    def guards(self) -> bool:
+        """Whether a watchdog runs (the server then needs no parent-death signal)."""
+        return self.pid is not None
+
     def guard(self, server_pid: int) -> None:
         """From now on, mcpspy's death kills ``server_pid``'s process group."""
         self._send(b"%d\n" % server_pid)
@@ -166,17 +190,36 @@ def _watch(read_fd: int, write_fd: int) -> None:
         os.dup2(devnull, fd)
     os.closerange(3, read_fd)
     os.closerange(read_fd + 1, max(read_fd + 1, os.sysconf("SC_OPEN_MAX")))
+    mcpspy, me = os.getppid(), frozenset({os.getpid()})
+    known: dict[int, int] = {}  # every descendant of mcpspy seen so far: pid -> start time
     data = b""
-    while chunk := os.read(read_fd, 256):
-        data += chunk
+    while True:
+        if select.select([read_fd], [], [], TRACK_EVERY)[0]:
+            if not (chunk := os.read(read_fd, 256)):
+                break
+            data += chunk
+        _track(mcpspy, me, known)
     lines = data.split(b"\n")
     if DONE.strip() in lines:
         return
     servers = [int(line) for line in lines if line.isdigit()]
-    doomed = [pid for server in servers for pid in (server, *descendants(server))]
+    stats = _stats()
+    parents = {pid: parent for pid, (parent, _) in stats.items()}
+    doomed = [pid for server in servers for pid in (server, *descendants(server, me, parents))]
+    doomed += [pid for pid, started in known.items() if stats.get(pid, (0, -1))[1] == started]
     for pgid in servers:
         with contextlib.suppress(OSError):
             os.killpg(pgid, signal.SIGKILL)
     for pid in doomed:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+
+
+def _track(mcpspy: int, me: frozenset[int], known: dict[int, int]) -> None:
+    """Remember mcpspy's descendants now living; forget those that have ended."""
+    stats = _stats()
+    for pid in [pid for pid, started in known.items() if stats.get(pid, (0, -1))[1] != started]:
+        del known[pid]
+    parents = {pid: parent for pid, (parent, _) in stats.items()}
+    for pid in descendants(mcpspy, me, parents):
+        known[pid] = stats[pid][1]

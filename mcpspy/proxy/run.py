@@ -97,7 +97,7 @@ def run(config: ProxyConfig) -> int:
     swept = False
     status: int | None = None
     try:
-        status = trio.run(Proxy(config, session.recording, stderr, watchdog).serve)
+        status = trio.run(Proxy(config, session.recording, stderr, watchdog, session.header.command).serve)
         swept = _sweep(stderr, watchdog)
         return status
     finally:
@@ -132,8 +132,10 @@ class Proxy:
         recording: Recording,
         stderr: SharedStderr,
         watchdog: Watchdog | None = None,
+        stored_command: tuple[str, ...] = (),
     ) -> None:
         self.config = config
+        self.stored_command = stored_command
         self.recording = recording
         self.stderr = stderr
         self.watchdog = watchdog
@@ -143,12 +145,17 @@ class Proxy:
         with trio.open_signal_receiver(*FORWARDED_SIGNALS) as signals:
             if (status := early_signals.pending_exit()) is not None:
                 return status  # a signal came while mcpspy started: no server is started
-            command = shlex.join(self.config.command)  # recorded: a failed start's finding names it
+            command = shlex.join(
+                self.stored_command
+            )  # recorded (escaped, redacted): a failed start's finding names it
             stdin_r, stdin_w = os.pipe()
             stdout_r, stdout_w = os.pipe()
             stderr_r, stderr_w = os.pipe()
             try:
-                proc = await start_server(self.config.command, stdin_r, stdout_w, stderr_w)
+                guarded = self.watchdog is not None and self.watchdog.guards
+                proc = await start_server(
+                    self.config.command, stdin_r, stdout_w, stderr_w, parent_death=not guarded
+                )
             except OSError as exc:
                 for fd in (stdin_w, stdout_r, stderr_r):
                     os.close(fd)
@@ -164,7 +171,7 @@ class Proxy:
             if self.watchdog is not None:
                 self.watchdog.guard(proc.pid)
             self.recording.event(Event.SERVER_STARTED, pid=proc.pid, command=command)
-            self.stderr.say(f"started {' '.join(self.config.command)} (pid {proc.pid})")
+            self.stderr.say(f"started {' '.join(self.stored_command)} (pid {proc.pid})")
             # Each pump owns its fds and closes them at the end of its stream.
             client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w)
             server_out = Pump(Stream.S2C, stdout_r, writer_to(1), on_forward_error=self._client_gone)

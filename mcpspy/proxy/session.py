@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from mcpspy import __version__
 from mcpspy.capture.admission import RECORD_COST, size_of
+from mcpspy.capture.command_line import header_text
 from mcpspy.capture.format import FORMAT_VERSION
 from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
-from mcpspy.capture.sessions import default_sessions_dir, server_name, session_file_name, session_id
+from mcpspy.capture.sessions import default_sessions_dir, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy.recording import FINISH_WAIT, Recording
 from mcpspy.proxy.stderr import SharedStderr
@@ -63,18 +64,22 @@ class Session:
     def __init__(self, config: ProxyConfig, stderr: SharedStderr) -> None:
         started = datetime.now(UTC)
         t0 = time.monotonic()
-        name = config.name or server_name(config.command, current_dir())
-        path, private = capture_path(config, started, name)
+        text = header_text(config.command, current_dir(), config.name or None, config.redaction.enabled)
+        path, private = capture_path(config, started, text.name)
         header = Header(
             format=FORMAT_VERSION,
-            session=session_id(started, name, os.getpid()),  # the same with --capture as in the sessions dir
+            session=session_id(
+                started, text.name, os.getpid()
+            ),  # the same with --capture as in the sessions dir
             started=started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            command=config.command,
-            name=name,
-            cwd=os.getcwd(),
+            command=text.command,
+            name=text.name,
+            cwd=text.cwd,
             mcpspy=__version__,
             pid=os.getpid(),
+            escaped=text.escaped,
         )
+        self.header = header
         capture = CaptureWriter(path, on_failure=stderr.warn, redaction=config.redaction)
         capture.open(header, private_dir=private, overwrite=config.capture_overwrite)
         if private and not capture.failed and (pruned := prune_at_start(path.parent, config.retention)):

@@ -40,6 +40,7 @@ import orjson
 
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.sources import public_source, source_links
+from mcpspy.json_text import terminal_safe_json
 from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state
 
 REPORT_VERSION = 1
@@ -110,4 +111,6 @@ def report_object(summary: Summary) -> dict[str, Any]:
 
 
 def render_json(summary: Summary) -> str:
-    return orjson.dumps(report_object(summary), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return (
+        terminal_safe_json(orjson.dumps(report_object(summary), option=orjson.OPT_INDENT_2).decode()) + "\n"
+    )

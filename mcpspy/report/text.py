@@ -7,11 +7,16 @@ control character reaches the terminal.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from mcpspy.analysis.context_cost import context_cost
-from mcpspy.analysis.model import Severity
+from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
+
+SHOWN_PER_RULE = 5  # findings of one rule listed one by one; past it, one line counts the rest
+SHOWN_UNANSWERED = 20
 
 
 def render_text(summary: Summary) -> str:
@@ -56,11 +61,22 @@ def render_text(summary: Summary) -> str:
         if not group:
             continue
         out.append(f"{severity.label}s ({len(group)})")
+        shown: Counter[str] = Counter()
+        elided: dict[str, list[Finding]] = {}
         for f in group:
+            shown[f.id] += 1
+            if shown[f.id] > SHOWN_PER_RULE:
+                elided.setdefault(f.id, []).append(f)
+                continue
             line = summary.line_of.get(f.seq)
             where = f"seq {f.seq}" + (f" (line {line})" if line else "")
             stream = f" {f.stream.value}" if f.stream else ""
             out.append(f"  {where:<20}{stream:<5} {f.id}: {v(f.message)}")
+        for rule_id, rest in elided.items():
+            out.append(
+                f"  … and {len(rest):,} more {rule_id} (seq {rest[0].seq} to {rest[-1].seq}; "
+                "every one in `mcpspy report --json`)"
+            )
 
     out += _fixes(summary)
 
@@ -68,10 +84,14 @@ def render_text(summary: Summary) -> str:
     if open_ones:
         out.append("")
         out.append(f"never answered ({len(open_ones)})")
-        for ex in open_ones:
+        for ex in open_ones[:SHOWN_UNANSWERED]:
             out.append(
                 f"  seq {ex.request_seq:<6} {ex.stream.arrow} id={v(repr(ex.id))} {v(ex.method)}"
                 f"  {exchange_state(ex)}, sent at {ex.sent_t:.3f}s"
+            )
+        if len(open_ones) > SHOWN_UNANSWERED:
+            out.append(
+                f"  … and {len(open_ones) - SHOWN_UNANSWERED:,} more (every one in `mcpspy report --json`)"
             )
     return "\n".join(out) + "\n"
 

@@ -203,8 +203,8 @@ class CaptureFeed:
         if self.live and not self._stopped:
             self._take(self.replay.tick(self.session_now()), batch)
         elif not self.done:  # the proxy is gone, or a finished capture was read to its end
-            if self.reader.held_bytes:
-                batch.problems.append(f"the last line ({self.reader.held_bytes} bytes) is truncated")
+            if self.reader.torn_bytes:
+                batch.problems.append(f"the last line ({self.reader.torn_bytes} bytes) is truncated")
             for record in self.reader.ending():  # a torn end, as the analysis' capture.torn-line
                 self._take(self.replay.feed(record), batch)
             self._take(self.replay.conclude(), batch)

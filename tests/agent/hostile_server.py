@@ -28,7 +28,7 @@ def main() -> None:
         method, rid = request.get("method"), request.get("id")
         if method == "initialize":
             result: dict[str, object] = {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": HOSTILE,  # a version nobody asked for: a finding names it
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": HOSTILE, "version": HOSTILE},
                 "instructions": HOSTILE,

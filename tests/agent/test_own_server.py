@@ -39,7 +39,19 @@ async def test_its_own_capture_is_clean_and_its_tools_list_is_small(tmp_path: Pa
 
 def test_mcpspy_check_passes_it_in_both_eras(tmp_path: Path) -> None:
     done = subprocess.run(
-        [*MCPSPY, "check", "--home", str(tmp_path / "checks"), "--", *MCPSPY, "mcp", "--home", str(tmp_path)],
+        [
+            *MCPSPY,
+            "check",
+            "--fail-on",
+            "warning",
+            "--home",
+            str(tmp_path / "checks"),
+            "--",
+            *MCPSPY,
+            "mcp",
+            "--home",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -39,6 +39,7 @@ async def test_every_planted_fault_is_found_through_the_tools(demo_home: Path, m
         findings = by_rule(report)
         assert set(PLANTED.values()) <= set(findings), sorted(findings)
         assert report["session"]["era"] == "2026-07-28"
+        assert report["session"]["captured"]["protocol_version"] == "2026-07-28"
         errors_only = await call(client, "session_report", session=sid, severity="error", limit=200)
         assert {f["severity"] for f in errors_only["findings"]} == {"error"}
 

@@ -114,3 +114,23 @@ def test_a_cut_line_is_the_head_of_the_whole_line_and_shows_no_control(data: byt
     assert ESCAPE_BYTES.search(shown) is None
     assert whole.startswith(shown)
     assert shown == whole or was_cut
+
+
+async def test_hostile_drift_stays_in_captured_fields(hostile_home: Path, tmp_path: Path) -> None:
+    """A baseline whose tools and server info differ from the hostile session: every change names hostile
+    items, keys and values, each under captured."""
+    baseline = tmp_path / "baseline.json"
+    session = str(next(hostile_home.glob("*.jsonl")))
+    saved = subprocess.run(
+        [*MCPSPY, "diff", "--save-baseline", str(baseline), session], capture_output=True, timeout=60
+    )
+    assert saved.returncode == 0, saved.stderr
+    surface = json.loads(baseline.read_text())
+    for tool in surface["tools"]:
+        tool["description"] = "before"
+    surface["server"] = {"name": "before"}
+    baseline.write_text(json.dumps(surface))
+    async with agent(hostile_home) as client:
+        drift = await call(client, "diff_sessions", a=session, baseline=str(baseline))
+    assert drift["drift"] is True and len(drift["changes"]) >= 3
+    assert assert_contained(drift) >= 3

@@ -2,7 +2,7 @@
 
     python -m tests.analysis.make_result_schemas [SPEC_DIR]
 
-writes mcpspy/analysis/result_schemas.json: for each revision, the result
+writes mcpspy/result_schemas.json (read by mcpspy/analysis_data.py): for each revision, the result
 definitions of shapes.RESULT_DEFS and every definition they reference, with
 descriptions dropped and "$ref"s reduced to the definition's name. The spec
 directory defaults to ../shared/spec next to the checkout (see SOURCE.md there).
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.rules.shapes import RESULT_DEFS
-from mcpspy.analysis.schema import PACKAGED, REVISIONS
+from mcpspy.analysis.schema import REVISIONS
+from mcpspy.analysis_data import PACKAGED
 
 SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "spec"
 SOURCE = (

@@ -43,6 +43,16 @@ def rejected(i: int, version: str) -> Step:
 
 
 EXCHANGE_SCENARIOS: dict[str, list[Step]] = {
+    # A flood of requests the server never answers. The full analysis keeps them all; the lean one (--log,
+    # the live OpenTelemetry export) keeps LEAN_BOUND pending a direction here (100,000 in use), sets the
+    # oldest aside as unknown (a reply to one is no stray), and says how many at the end (LEAN_EXPECTED).
+    "pairing-pending-limit": [
+        *discover(1),
+        *[c2s(req(i, "tools/call", name="lookup", arguments={"n": i})) for i in range(2, 7)],
+        s2c(res(2, CALL_RESULT)),
+        ev("stdin-closed"),
+        ev("server-exited", code=0),
+    ],
     # a call with no progressToken: the server's progress names a token nobody sent; the client times out
     "request-no-progress-token": [
         c2s(req(1, "tools/call", name="export")),
@@ -127,6 +137,7 @@ EXCHANGE_SCENARIOS: dict[str, list[Step]] = {
 }
 
 EXCHANGE_EXPECTED: dict[str, list[tuple[str, int]]] = {
+    "pairing-pending-limit": [("pairing.unanswered", seq) for seq in (4, 5, 6, 7)],
     "request-no-progress-token": [
         ("progress.unknown-token", 2),
         ("pairing.slow", 1),
@@ -152,4 +163,15 @@ EXCHANGE_EXPECTED: dict[str, list[tuple[str, int]]] = {
     ],
     "pairing-lost-reply-cancelled": [("stdout.glued-prefix", 2)],
     "pairing-lost-reply-sent-again": [("stdout.glued-prefix", 2)],
+}
+
+# Lean mode, with at most LEAN_BOUND requests pending a direction (tests/analysis/test_lean.py).
+LEAN_BOUND = 3
+LEAN_EXPECTED: dict[str, list[tuple[str, int]]] = {
+    "pairing-pending-limit": [
+        ("pairing.unanswered", 5),
+        ("pairing.unanswered", 6),
+        ("pairing.unanswered", 7),
+        ("pairing.pending-limit", 3),
+    ],
 }

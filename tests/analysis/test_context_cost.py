@@ -8,6 +8,7 @@ import orjson
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.context_cost import ContextCost, ContextMeter, context_cost, json_size, tokens_of
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.records import LineRecord, Stream
 from tests.analysis.steps import TOOLS_RESULT, Step, c2s, req, res, s2c
 
@@ -16,7 +17,7 @@ SMALL = {"name": "ping", "inputSchema": {"type": "object"}}
 
 
 def cost_of(steps: list[Step]) -> ContextCost:
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     for seq, (stream, value, *_) in enumerate(steps, start=1):
         analyzer.feed(LineRecord(seq, seq * 0.01, Stream(stream), orjson.dumps(value), True))
     return context_cost(analyzer.exchanges, analyzer.message)
@@ -72,7 +73,7 @@ def test_prompts_resources_and_tool_results_are_counted() -> None:
 
 
 def test_errors_and_server_requests_cost_nothing_and_an_exchange_counts_once() -> None:
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     steps = [
         c2s(req(1, "tools/list")),
         s2c({"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}),
@@ -80,7 +81,7 @@ def test_errors_and_server_requests_cost_nothing_and_an_exchange_counts_once() -
     for seq, (stream, value, *_) in enumerate(steps, start=1):
         analyzer.feed(LineRecord(seq, seq * 0.01, Stream(stream), orjson.dumps(value), True))
     assert context_cost(analyzer.exchanges, analyzer.message).tools.seen is False
-    ok = Analyzer()
+    ok = Analyzer(schemas=result_schemas())
     for seq, (stream, value, *_) in enumerate(listing(1, "tools/list", "tools", [SMALL]), start=1):
         ok.feed(LineRecord(seq, seq * 0.01, Stream(stream), orjson.dumps(value), True))
     meter = ContextMeter()

@@ -11,6 +11,7 @@ from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import ExchangeState
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.requests import REQUEST_METHODS
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import read_capture
 from mcpspy.replay_policy import analyze_capture
 from tests.analysis.steps import FIXTURES
@@ -39,7 +40,7 @@ def test_request_methods_are_the_schemas_request_unions() -> None:
 
 
 def test_a_lost_reply_is_awaited_until_the_session_ends() -> None:
-    a = Analyzer()
+    a = Analyzer(schemas=result_schemas())
     for record in read_capture(FIXTURES / "lesson-ready-glued.jsonl").records:
         a.feed(record)
     (exchange,) = a.exchanges
@@ -60,7 +61,7 @@ def test_a_lost_reply_ends_with_a_cancel_or_a_reply_that_parses() -> None:
 
 
 def test_a_call_without_a_token_is_flagged_when_it_reaches_the_client_timeout() -> None:
-    a = Analyzer(slow_after=1000.0)
+    a = Analyzer(slow_after=1000.0, schemas=result_schemas())
     records = read_capture(FIXTURES / "request-no-progress-token.jsonl").records
     for record in records[:2]:
         a.feed(record)

@@ -85,9 +85,10 @@ def test_subscription_is_not_unanswered_and_pending_stays_listed() -> None:
 
 def test_slow_requests_are_flagged_once_when_asked_at_a_time() -> None:
     from mcpspy.analysis.analyzer import Analyzer
+    from mcpspy.analysis_data import result_schemas
     from mcpspy.capture.reader import read_capture
 
-    a = Analyzer(slow_after=30.0)
+    a = Analyzer(slow_after=30.0, schemas=result_schemas())
     for record in read_capture(FIXTURES / "pairing-unanswered.jsonl").records:
         a.feed(record)
     assert a.check_pending(10.0) == []

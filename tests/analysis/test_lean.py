@@ -9,13 +9,17 @@ from typing import Any
 import orjson
 import pytest
 
+from mcpspy.analysis import analyzer as analyzer_module
 from mcpspy.analysis import reporter
-from mcpspy.analysis.analyzer import RECENT_EXCHANGES, SWEEP_AT, Analyzer
-from mcpspy.analysis.model import Finding, FindingRaised, Severity
+from mcpspy.analysis.analyzer import RECENT_EXCHANGES, Analyzer
+from mcpspy.analysis.model import ExchangeState, ExchangeUpdated, Finding, FindingRaised, Severity
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.proxy.log import LogSink
 from mcpspy.replay_policy import Replay
+from tests.analysis.scenarios_exchange import LEAN_BOUND, LEAN_EXPECTED
+from tests.analysis.steps import FIXTURES as FIXTURES_DIR
 from tests.analysis.steps import META
 
 FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures").glob("*.jsonl"))
@@ -147,7 +151,7 @@ def test_lean_mode_finds_what_full_mode_finds_on_random_sessions(
 
 def test_lean_mode_keeps_no_history() -> None:
     """50,000 exchanges with progress tokens, a few cancelled or unanswered: what is kept stays small."""
-    analyzer = Analyzer(retain=False)
+    analyzer = Analyzer(retain=False, schemas=result_schemas())
     seq = 0
     for n in range(50_000):
         seq += 1
@@ -163,7 +167,7 @@ def test_lean_mode_keeps_no_history() -> None:
     out = analyzer._out
     assert len(out.by_seq) <= reporter.RECENT_MESSAGES
     assert len(analyzer.pending) == 500  # what pairing needs is kept
-    assert len(analyzer._open) <= max(SWEEP_AT, 2 * 500) + 1
+    assert all(e.held is not None for e in analyzer.pending)  # what their replies will be judged by
     client = analyzer._pairing._client
     assert len(client.closed) <= RECENT_EXCHANGES and len(client.closed_order) <= RECENT_EXCHANGES
     tokens = analyzer._progress._tokens[Stream.C2S]
@@ -171,7 +175,93 @@ def test_lean_mode_keeps_no_history() -> None:
 
 
 def test_full_mode_still_keeps_everything() -> None:
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     for n in range(1, 2001):
         analyzer.feed(line(n, Stream.C2S, request(n, token=f"t{n}")))
     assert len(analyzer.messages) == len(analyzer.exchanges) == analyzer.message_count == 2000
+
+
+# --- past the bound: the oldest pending requests become unknown, and one finding says how many
+
+
+def test_past_the_bound_the_oldest_become_unknown_and_one_finding_says_how_many(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fixture of pairing.pending-limit, lean with a bound of 3: what LEAN_EXPECTED says."""
+    monkeypatch.setattr(analyzer_module, "PENDING_BOUND", LEAN_BOUND)
+    records = list(read_capture(FIXTURES_DIR / "pairing-pending-limit.jsonl").records)
+    found = findings_of(records, retain=False)
+    assert sorted((f.id, f.seq) for f in found) == sorted(LEAN_EXPECTED["pairing-pending-limit"])
+    (limit,) = [f for f in found if f.id == "pairing.pending-limit"]
+    assert limit.message.startswith(
+        "2 request(s) were set aside as unknown (2 of the client's, 0 of the server's)"
+    )
+    assert "more than 3 a direction" in limit.message
+
+
+def test_the_bound_holds_each_way_and_the_count_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that echoes every request (`cat`): both directions fill up, neither grows past the bound."""
+    monkeypatch.setattr(analyzer_module, "PENDING_BOUND", 50)
+    analyzer = Analyzer(retain=False, schemas=result_schemas())
+    states: dict[int, ExchangeState] = {}
+    seq = 0
+    for n in range(1, 1001):
+        for stream in (Stream.C2S, Stream.S2C):
+            seq += 1
+            for event in analyzer.feed(line(seq, stream, request(n))):
+                if isinstance(event, ExchangeUpdated) and event.exchange.stream is Stream.C2S:
+                    states[event.exchange.request_seq] = event.exchange.state
+        assert len(analyzer._pairing._client.pending) <= 50 and len(analyzer._pairing._server.pending) <= 50
+    assert list(states.values()) == [ExchangeState.UNKNOWN] * 950  # the oldest, each once
+    assert sorted(states) == list(range(1, 2 * 950, 2))
+    events = analyzer.finish()
+    raised = [e.finding for e in events if isinstance(e, FindingRaised)]
+    assert [f.id for f in raised].count("pairing.unanswered") == 50  # the client's kept ones
+    (limit,) = [f for f in raised if f.id == "pairing.pending-limit"]
+    assert limit.seq == 1
+    assert (
+        "1,900 request(s) were set aside as unknown (950 of the client's, 950 of the server's)"
+        in limit.message
+    )
+
+
+def test_a_reply_to_a_request_set_aside_is_no_stray_and_a_gap_keeps_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(analyzer_module, "PENDING_BOUND", 10)
+    replay = Replay(retain=False)
+    seq = 0
+    for n in range(1, 31):
+        seq += 1
+        replay.feed(line(seq, Stream.C2S, request(n)))
+    replay.analyzer.records_missing()  # the 10 kept go to the gap's unsure ones
+    for n in range(31, 61):
+        seq += 1
+        replay.feed(line(seq, Stream.C2S, request(n)))
+    replay.analyzer.records_missing()  # 20 unsure now: the 10 oldest are set aside too
+    assert len(replay.analyzer._pairing._client.unsure) == 10
+    seq += 1
+    events = replay.feed(line(seq, Stream.S2C, result(1)))  # set aside long ago
+    assert not [e for e in events if isinstance(e, FindingRaised)]
+    raised = [e.finding for e in replay.conclude() if isinstance(e, FindingRaised)]
+    (limit,) = [f for f in raised if f.id == "pairing.pending-limit"]
+    assert "50 request(s) were set aside" in limit.message
+
+
+def test_below_the_bound_lean_and_full_agree_with_the_bound_at_the_peak(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bound set to the most requests ever pending at once in a session: nothing is set aside."""
+    records = random_session(random.Random(7), 400)
+    full = findings_of(records, retain=True)
+    replay, peak = Replay(), 0
+    for record in records:
+        replay.feed(record)
+        peak = max(
+            peak, len(replay.analyzer._pairing._client.pending), len(replay.analyzer._pairing._server.pending)
+        )
+    assert peak > 5
+    monkeypatch.setattr(analyzer_module, "PENDING_BOUND", peak)
+    assert findings_of(records, retain=False) == full
+    monkeypatch.setattr(analyzer_module, "PENDING_BOUND", peak - 1)
+    assert "pairing.pending-limit" in {f.id for f in findings_of(records, retain=False)}

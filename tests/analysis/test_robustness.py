@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
 
 json_values = st.recursive(
@@ -156,7 +157,7 @@ records = st.lists(
 def test_arbitrary_records_never_crash(
     opening: list[tuple[Stream, Any]], items: list[tuple[Stream, Any, bool]], event: Event
 ) -> None:
-    analyzer = Analyzer(slow_after=0.1)
+    analyzer = Analyzer(slow_after=0.1, schemas=result_schemas())
     items = [(stream, value, True) for stream, value in opening] + items
     for seq, (stream, value, terminated) in enumerate(items, start=1):
         data = line(value).replace(b"\n", b"")
@@ -210,7 +211,7 @@ DEEP_MESSAGES = [
 def test_arbitrary_bytes_and_arbitrarily_deep_json_never_crash(
     opening: list[tuple[Stream, Any]], items: list[tuple[Stream, bytes | tuple[str, str]]]
 ) -> None:
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     lines = [(stream, orjson.dumps(value)) for stream, value in opening]
     for stream, item in items:
         if isinstance(item, tuple):

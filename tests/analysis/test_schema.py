@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcpspy.analysis.rules.shapes import RESULT_DEFS, result_problem
-from mcpspy.analysis.schema import PACKAGED, REVISIONS, Schemas, schemas_for
+from mcpspy.analysis.rules.shapes import RESULT_DEFS
+from mcpspy.analysis.rules.shapes import result_problem as problem_in
+from mcpspy.analysis.schema import REVISIONS, Schemas
+from mcpspy.analysis_data import PACKAGED, result_schemas
 from mcpspy.capture.records import Stream
 from tests.analysis.make_result_schemas import SPEC_DIR, build
 from tests.analysis.steps import RESULTS
@@ -18,7 +20,7 @@ def test_packaged_schemas_are_cut_from_the_spec_snapshot() -> None:
 
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_every_result_definition_of_every_revision_compiles(revision: str) -> None:
-    schemas = schemas_for(revision)
+    schemas = result_schemas().of(revision)
     assert schemas is not None
     names = [name for name in set(RESULT_DEFS.values()) if schemas.has(name)]
     assert len(names) >= 10
@@ -31,6 +33,10 @@ def test_valid_results_pass_in_every_revision(revision: str) -> None:
     for method, result in RESULTS.items():
         problem = result_problem(method, Stream.C2S, revision, dict(result))
         assert problem is None, (method, problem)
+
+
+def result_problem(method: str, stream: Stream, revision: str, result: dict[str, object]) -> str | None:
+    return problem_in(result_schemas(), method, stream, revision, result)
 
 
 def check(schema: object, value: object, defs: dict[str, object] | None = None) -> str | None:

@@ -1,7 +1,8 @@
-"""Every rule says how to fix it and cites the spec's public pages (mcpspy's own rules, its README)."""
+"""Every rule says how to fix it and cites the spec's public pages (mcpspy's own rules, its docs)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,11 @@ from mcpspy.analysis.sources import LATEST, SCHEMA_REPO, SPEC_SITE, public_sourc
 STDIO = SPEC_SITE + "2026-07-28/basic/transports/stdio"
 
 
-README_HEADINGS = {
-    line.lstrip("#").strip()
-    for line in (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
-    if line.startswith("#")
-}
+REPO = Path(__file__).resolve().parents[2]
+
+
+def headings(page: Path) -> set[str]:
+    return {line.lstrip("#").strip() for line in page.read_text().splitlines() if line.startswith("#")}
 
 
 @pytest.mark.parametrize("rule_id", sorted(RULES))
@@ -28,11 +29,13 @@ def test_every_rule_has_a_one_sentence_fix(rule_id: str) -> None:
 
 @pytest.mark.parametrize("rule_id", sorted(RULES))
 def test_every_rule_cites_a_public_page(rule_id: str) -> None:
-    """The spec's rules link the spec; mcpspy's own (the capture's integrity) cite the README users have."""
+    """The spec's rules link the spec; mcpspy's own (the capture's integrity, the lean analysis's bound)
+    cite the page of mcpspy's docs that says it, by a heading that page has."""
     shown = public_source(RULES[rule_id].source)
-    if rule_id.startswith("capture."):
-        assert shown.startswith("mcpspy README \u00a7"), shown
-        assert shown.split("\u00a7")[1].split(" (")[0] in README_HEADINGS, shown
+    if rule_id.startswith("capture.") or rule_id == "pairing.pending-limit":
+        cited = re.fullmatch(r"mcpspy (docs/[\w-]+\.md) \u00a7([^(]+?)(?: \(.*\))?", shown)
+        assert cited is not None, shown
+        assert cited[2] in headings(REPO / cited[1]), shown
         return
     assert source_links(RULES[rule_id].source), shown
     assert all(link.startswith("https://") for link in source_links(RULES[rule_id].source))

@@ -8,13 +8,14 @@ import orjson
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Finding
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.records import LineRecord, Stream
 from tests.analysis.scenarios_tool_schemas import OK, legacy, modern
 from tests.analysis.steps import Step
 
 
 def findings(steps: list[Step]) -> list[Finding]:
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     for seq, (stream, value, *_) in enumerate(steps, start=1):
         analyzer.feed(
             LineRecord(

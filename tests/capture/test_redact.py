@@ -11,9 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpspy.capture.redact import DEFAULT_KEYS, RedactionPolicy, Redactor, canonical
+from mcpspy.capture.redact import (
+    DEFAULT_KEYS,
+    FOLDS_TO_ASCII,
+    SCHEMA_FIELDS,
+    RedactionPolicy,
+    Redactor,
+    canonical,
+    names_credential,
+)
 
-MARKER = re.compile(r"<redacted:(string|number|object|array):(\d+):([0-9a-f]{12})>")
+MARKER = re.compile(r"<redacted:(string|number|object|array|text|rest):(\d+):([0-9a-f]{12})>")
 KEY = b"k" * 32
 
 
@@ -111,19 +119,84 @@ def test_equal_secrets_look_equal_in_a_session_and_nothing_lets_a_guess_be_teste
 @pytest.mark.parametrize(
     "line",
     [
-        b'not json but "token": "abc"',
-        b'{"token":"abc"} trailing',
-        b'{"token":"abc"}{"token":"def"}',
-        b'{"token":"abc",}',
-        b'{"token":NaN}',
-        b'{"token":"abc"',
         b'{"x":"token"}',  # the word as a value: flagged, parsed, nothing to redact
-        b'{"tokens":"abc","progressToken":"p"}',
+        b'{"max_tokens":100,"progressToken":"p","tokens":"abc"}',  # counts, and MCP's own pairing key
+        b'{"token":null,"secret":true}',  # null and booleans hold no secret
+        b'not json, and "token" is no key here',
         b"",
     ],
 )
-def test_what_is_not_a_credential_in_one_json_text_is_stored_as_it_is(line: bytes) -> None:
+def test_what_is_not_a_credential_is_stored_as_it_is(line: bytes) -> None:
     assert Redactor().redact(line) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        (b'not json but "token": "abc"', b'not json but "token": "'),
+        (b'{"token":"abc"} trailing', b"} trailing"),
+        (b'{"token":"abc"}{"token":"abc"}', b'{"token":"'),
+        (b'{"token":"abc",}', b",}"),
+        (b'{"token":abc}', b"}"),
+        (b'{"token":"abc"', b'{"token":"'),
+        (b'\xef\xbb\xbf{"token":"abc"}', b"\xef\xbb\xbf{"),  # a byte order mark
+        (b'Loading "config... {"jsonrpc":"2.0","params":{"password":"abc"}}', b"Loading"),  # a glued prefix
+        (b'  "api_key": "abc",', b'  "api_key": "'),  # pretty-printed JSON, one line of it
+        (b'  "credentials": {"user": "abc",', b'  "credentials": "'),  # its value goes on below
+        (b'{"token": ["abc", {"x": "abc"}]} tail', b"} tail"),
+    ],
+)
+def test_lines_that_parsers_read_though_not_one_json_text_are_redacted_too(line: bytes, kept: bytes) -> None:
+    out = Redactor(hash_key=KEY).redact(line)
+    assert out is not None and b"abc" not in out and kept in out and b"<redacted:" in out
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "auth_token",
+        "apiToken",
+        "GITHUB_TOKEN",
+        "OPENAI_API_KEY",
+        "private_key",
+        "session_token",
+        "x-auth-token",
+        "bearer",
+        "credentials",
+        "pwd",
+        "Session-Id",
+        "to\u212aen",  # a Kelvin sign: case folding makes it "token"
+        "pa\u00dfword",  # sharp s folds to "ss"
+        "ClientSecret",
+    ],
+)
+def test_keys_are_matched_by_the_words_they_hold(key: str) -> None:
+    for line in (
+        json.dumps({key: "abc"}, ensure_ascii=False).encode(),
+        json.dumps({key: "abc"}).encode(),  # non-ASCII as \u escapes
+        json.dumps({"a": {key: ["abc"]}}, indent=2).encode(),
+    ):
+        out = Redactor().redact(line)
+        assert out is not None and b"abc" not in out, line
+
+
+def test_every_character_that_folds_to_ascii_letters_is_known_to_the_pre_check() -> None:
+    """``FOLDS_TO_ASCII`` is what a key can hide a credential's word with: all of it."""
+    ascii_letters = set("abcdefghijklmnopqrstuvwxyz")
+    folds = [c for c in range(128, 0x110000) if set(chr(c).casefold()) <= ascii_letters]
+    assert folds == list(FOLDS_TO_ASCII)
+
+
+def test_the_schema_exemption_holds_only_inside_a_schema_bearing_field() -> None:
+    """An argument named "properties" is a value: its credential-named objects are redacted."""
+    args = {"properties": {"api_key": {"value": "abc"}}}
+    out = redacted(json.dumps({"params": {"name": "t", "arguments": args}}).encode())
+    assert marker(out["params"]["arguments"]["properties"]["api_key"])[0] == "object"
+    for field in ("inputSchema", "outputSchema", "requestedSchema"):
+        schema = {"type": "object", "properties": {"api_key": {"type": "string"}}}
+        line = json.dumps({"result": {field: schema}, "token": "abc"}).encode()
+        out = redacted(line)
+        assert out["result"][field] == schema and marker(out["token"])[0] == "string"
 
 
 def test_nesting_100k_deep_is_no_problem() -> None:
@@ -173,9 +246,18 @@ json_leaves = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False)
 ) | st.text(max_size=12)
 credential_keys = st.sampled_from(
-    [*DEFAULT_KEYS, "Authorization", "apiKey", "ACCESS-TOKEN", "Cookie", "properties"]
+    [
+        *DEFAULT_KEYS,
+        "Authorization",
+        "apiKey",
+        "ACCESS-TOKEN",
+        "Cookie",
+        "properties",
+        "inputSchema",
+        "maxTokens",
+    ]
 )
-plain_keys = st.text(max_size=8).filter(lambda k: canonical(k) not in {canonical(d) for d in DEFAULT_KEYS})
+plain_keys = st.text(max_size=8).filter(lambda k: not names_credential(k))
 json_values = st.recursive(
     json_leaves,
     lambda inner: (
@@ -194,35 +276,33 @@ layouts = st.sampled_from(
 )
 
 
-CREDENTIALS = {canonical(k) for k in DEFAULT_KEYS}
-
-
-def check_redaction(before: Any, after: Any, schemas: bool = False) -> None:
+def check_redaction(before: Any, after: Any, schemas: bool = False, in_schema: bool = False) -> None:
     """``after`` is ``before`` with exactly the credential values replaced by right markers.
 
-    ``schemas``: ``before`` is a JSON Schema ``properties`` object, whose
+    ``in_schema``: ``before`` is inside a schema-bearing field (``inputSchema``...).
+    ``schemas``: ``before`` is such a schema's ``properties`` object, whose
     object values are schemas of arguments, never redacted themselves.
     """
     if isinstance(before, dict):
         assert isinstance(after, dict) and list(after) == list(before)
         for key, value in before.items():
-            if canonical(key) == "properties" and isinstance(value, dict) and not schemas:
-                check_redaction(value, after[key], schemas=True)
-            elif (
-                canonical(key) in CREDENTIALS
-                and not isinstance(value, bool | None)
-                and not (schemas and isinstance(value, dict))
-            ):
+            if schemas and isinstance(value, dict):
+                check_redaction(value, after[key], in_schema=True)
+            elif canonical(key) == "properties" and isinstance(value, dict) and in_schema and not schemas:
+                check_redaction(value, after[key], schemas=True, in_schema=True)
+            elif canonical(key) in SCHEMA_FIELDS and isinstance(value, dict):
+                check_redaction(value, after[key], in_schema=True)
+            elif names_credential(key) and not isinstance(value, bool | None):
                 kind, length = marker(after[key])
                 assert kind == {str: "string", dict: "object", list: "array"}.get(type(value), "number")
                 if isinstance(value, str | int):
                     assert length == (len(value) if isinstance(value, str) else len(json.dumps(value)))
             else:
-                check_redaction(value, after[key])
+                check_redaction(value, after[key], in_schema=in_schema)
     elif isinstance(before, list):
         assert isinstance(after, list) and len(after) == len(before)
         for x, y in zip(before, after, strict=True):
-            check_redaction(x, y)
+            check_redaction(x, y, in_schema=in_schema)
     elif isinstance(before, str) and before != after:
         check_redaction(json.loads(before), json.loads(after))  # JSON text in a string
     else:
@@ -272,11 +352,11 @@ def strict_json(text: str) -> bool:
 
 @settings(max_examples=600, deadline=None)
 @given(json_values.map(lambda v: json.dumps({"token": "t", "v": v})).flatmap(mutated))
-def test_the_tokenizer_judges_json_exactly_as_the_json_module(text: str) -> None:
-    """A broken line is never half-redacted: what the json module refuses is stored as it is."""
+def test_a_broken_line_still_has_its_credentials_redacted(text: str) -> None:
+    """One JSON text is redacted exactly; a broken one (what the json module refuses) as found."""
     out = Redactor().redact(text.encode("utf-8", "surrogatepass"))
     if not strict_json(text):
-        assert out is None
+        assert '"token": "t"' not in text or (out is not None and b'"token": "t"' not in out)
     elif isinstance(value := json.loads(text), dict) and isinstance(value.get("token"), str):
         assert out is not None and marker(json.loads(out)["token"]) == ("string", len(value["token"]))
 
@@ -284,6 +364,9 @@ def test_the_tokenizer_judges_json_exactly_as_the_json_module(text: str) -> None
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.sampled_from([b'"token"', b'"Authorization":', b'{"apiKey":"', b""]))
 def test_any_bytes_never_raise(noise: bytes, key: bytes) -> None:
-    for line in (noise, key + noise, noise + key, b"{" + key + noise):
+    for line in (noise, key + noise, noise + key, b"{" + key + noise, key + b'"s3cret"' + noise):
         out = Redactor().redact(line)
         assert out is None or isinstance(out, bytes)
+    if key.endswith(b":"):
+        out = Redactor().redact(key + b'"s3cret"' + noise)
+        assert out is not None and b"s3cret" not in out

@@ -4,11 +4,8 @@ capture and finds each planted fault; Claude Code and Codex connect to it and li
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +13,7 @@ import pytest
 
 from mcpspy.capture.records import LineRecord, Stream
 from tests.agent.helpers import PLANTED, agent_command, make_demo
-from tests.clients.test_real_clients import cli, client_env, need_node, sessions
+from tests.clients.test_real_clients import cli, client_env, codex_env, codex_exec_until, need_node, sessions
 
 pytestmark = pytest.mark.clients
 
@@ -74,15 +71,14 @@ def test_typescript_sdk_finds_every_planted_fault(tmp_path: Path) -> None:
     assert by_tool["wait_for_message"][0]["structuredContent"]["matched"] is False
 
 
-def test_claude_code_connects_to_mcpspy_mcp(tmp_path: Path) -> None:
-    need_node()
-    env = client_env(tmp_path)
+def spied_agent(tmp_path: Path, client: str, env: dict[str, str]) -> Path:
+    """A demo session, and ``client`` configured with `mcpspy mcp` on it behind mcpspy's proxy (whose
+    capture shows what the client asked); the proxy's sessions directory."""
     data, spy = tmp_path / "data", tmp_path / "spy"
     make_demo(data)
-    # mcpspy's proxy in front of `mcpspy mcp`: its capture shows what Claude Code asked for
     cli(
         [
-            "claude",
+            client,
             "mcp",
             "add",
             "mcpspy",
@@ -98,53 +94,24 @@ def test_claude_code_connects_to_mcpspy_mcp(tmp_path: Path) -> None:
         ],
         env,
     )
+    return spy
+
+
+def test_claude_code_connects_to_mcpspy_mcp(tmp_path: Path) -> None:
+    need_node()
+    env = client_env(tmp_path)
+    spy = spied_agent(tmp_path, "claude", env)
     listed = cli(["claude", "mcp", "list"], env)
     line = next(x for x in listed.stdout.splitlines() if x.startswith("mcpspy"))
     assert "Connected" in line, listed.stdout
-    assert any(served_tools(capture) == TOOL_NAMES for capture in sessions(spy))
+    assert listed_tools(spy), "Claude Code never listed the tools of mcpspy mcp"
 
 
 def test_codex_lists_the_tools_of_mcpspy_mcp(tmp_path: Path) -> None:
     need_node()
-    env = client_env(tmp_path)
-    env["CODEX_HOME"] = str(tmp_path / "codex")
-    Path(env["CODEX_HOME"]).mkdir()
-    data, spy = tmp_path / "data", tmp_path / "spy"
-    make_demo(data)
-    cli(
-        [
-            "codex",
-            "mcp",
-            "add",
-            "mcpspy",
-            "--",
-            "mcpspy",
-            "--home",
-            str(spy),
-            "--",
-            "mcpspy",
-            "mcp",
-            "--home",
-            str(data),
-        ],
-        env,
-    )
-    codex = subprocess.Popen(
-        ["codex", "exec", "--skip-git-repo-check", "say hi"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        cwd=tmp_path,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and codex.poll() is None and not listed_tools(spy):
-            time.sleep(0.2)
-    finally:
-        os.killpg(codex.pid, signal.SIGTERM)
-        codex.wait(timeout=10)
+    env = codex_env(tmp_path)
+    spy = spied_agent(tmp_path, "codex", env)
+    codex_exec_until(env, tmp_path, lambda: listed_tools(spy), timeout=60)
     assert listed_tools(spy), "codex never listed the tools of mcpspy mcp"
 
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Severity
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import Capture, read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from tests.conftest import REPO, replay
@@ -81,7 +83,7 @@ def assert_clean(capture: Capture) -> None:
     assert capture.problems == []
     for line in replay(capture, Stream.S2C).splitlines():
         json.loads(line)
-    analyzer = Analyzer()
+    analyzer = Analyzer(schemas=result_schemas())
     for record in capture.records:
         analyzer.feed(record)
     analyzer.finish()
@@ -204,30 +206,40 @@ def test_claude_code_mcp_list_connects(server_name: str, tmp_path: Path) -> None
     )
 
 
-def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
-    need_node()
+def codex_env(tmp_path: Path) -> dict[str, str]:
     env = client_env(tmp_path)
     env["CODEX_HOME"] = str(tmp_path / "codex")
     Path(env["CODEX_HOME"]).mkdir()
-    spy_home = tmp_path / "spy"
-    cli(["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER], env)
-    # codex exec starts its MCP servers, lists their tools, then reaches for the network: stop it there.
+    return env
+
+
+def codex_exec_until(env: dict[str, str], cwd: Path, done: Callable[[], bool], timeout: float = 30) -> None:
+    """codex exec starts its MCP servers, lists their tools, then reaches for the network: stop it when
+    ``done`` (or at the timeout)."""
     codex = subprocess.Popen(
         ["codex", "exec", "--skip-git-repo-check", "say hi"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
         env=env,
-        cwd=tmp_path,
+        cwd=cwd,
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and codex.poll() is None and not tools_listed(spy_home):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and codex.poll() is None and not done():
             time.sleep(0.2)
     finally:
         os.killpg(codex.pid, signal.SIGTERM)
         codex.wait(timeout=10)
+
+
+def test_codex_exec_lists_tools_through_mcpspy(tmp_path: Path) -> None:
+    need_node()
+    env = codex_env(tmp_path)
+    spy_home = tmp_path / "spy"
+    cli(["codex", "mcp", "add", "spied", "--", "mcpspy", "--home", str(spy_home), "--", *PY_SERVER], env)
+    codex_exec_until(env, tmp_path, lambda: tools_listed(spy_home))
     captures = sessions(spy_home)
     assert captures, "codex never started the server through mcpspy"
     for capture in captures:

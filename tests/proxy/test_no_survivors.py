@@ -124,3 +124,32 @@ def test_sigkill_of_mcpspy_leaves_no_setsid_grandchild_of_a_live_server(tmp_path
     )
     sigkill_mcpspy(tmp_path, server, ready)
     assert none_left(mark)
+
+
+def test_sigkill_of_mcpspy_leaves_no_setsid_grandchild_of_a_server_that_dies_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    """The server's tree is known to the watchdog before the server dies (it used to die first, 3 of 3)."""
+    mark = marker()
+    ready = tmp_path / "ready"
+    server = python_server(
+        "import subprocess, time\n"
+        f"subprocess.Popen(['sleep', {mark!r}], start_new_session=True)\n"
+        f"open({str(ready)!r}, 'w').close()\n"
+        "time.sleep(60)\n"
+    )
+    sigkill_mcpspy(tmp_path, server, ready)
+    assert none_left(mark)
+
+
+def test_sigkill_of_mcpspy_leaves_no_orphan_re_parented_to_mcpspy(tmp_path: Path) -> None:
+    """A setsid grandchild whose parent already exited is mcpspy's child (the subreaper's) when it dies."""
+    mark = marker()
+    ready = tmp_path / "ready"
+    server = [
+        "sh",
+        "-c",
+        f"sh -c 'setsid sleep {mark} >/dev/null 2>&1 </dev/null &'; sleep 1; touch {ready}; sleep 60",
+    ]
+    sigkill_mcpspy(tmp_path, server, ready)
+    assert none_left(mark)

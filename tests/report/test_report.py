@@ -206,3 +206,21 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141, stderr
     assert stderr == ""
+
+
+def test_a_finding_repeated_a_thousand_times_is_a_few_lines_and_a_count(tmp_path: Path) -> None:
+    capture = tmp_path / "spam.jsonl"
+    spam = "import sys\nfor i in range(1245):\n    sys.stdout.write(f'log line {i}\\n')\n"
+    subprocess.run(
+        [*MCPSPY, "--capture", str(capture), "--", *python_server(spam)],
+        stdout=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
+    out = report(str(capture)).stdout
+    assert "errors (1245)" in out
+    assert out.count("stdout.not-json: 'log line") == 5
+    assert "… and 1,240 more stdout.not-json (seq " in out
+    assert len(out.splitlines()) < 40
+    data = json.loads(report(str(capture), "--json").stdout)
+    assert sum(f["id"] == "stdout.not-json" for f in data["findings"]) == 1245  # JSON keeps every one

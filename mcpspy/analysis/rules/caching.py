@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import params_of
+from mcpspy.analysis.message_fields import result_of, result_type_of
 from mcpspy.analysis.model import Exchange, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 
 LISTS = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
 CACHEABLE = LISTS | {"server/discover", "resources/read"}
@@ -29,26 +30,28 @@ INVALIDATES = {
 CacheKey = tuple[str, Any]  # (method, cursor): one page of one list
 
 
-def cache_key(request: Message) -> CacheKey | None:
+def cache_key(request: Exchange) -> CacheKey | None:
     """The page a list request asks for; None for other requests and for MRTR retries (never cached)."""
-    if request.method not in LISTS:
+    held = request.held
+    if request.method not in LISTS or held is None or held.retry:
         return None
-    params = params_of(request)
-    if "inputResponses" in params or "requestState" in params:
-        return None
-    cursor = params.get("cursor")
+    cursor = held.cursor
     return (request.method, cursor if isinstance(cursor, str) else None)
 
 
 class Caching:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
+        self._era = era
         self._fresh: dict[CacheKey, tuple[float, int]] = {}  # page -> (fresh until, reply seq)
         self._page_scope: dict[CacheKey, tuple[Any, int]] = {}  # next page -> (scope so far, seq)
 
     def request(self, message: Message) -> None:
         """A 2026-07-28 client request: a list asked again while its last answer is fresh?"""
-        key = cache_key(message)
+        exchange = message.exchange
+        if exchange is None or not self._era.modern_request(exchange):
+            return
+        key = cache_key(exchange)
         fresh = self._fresh.get(key) if key is not None else None
         if fresh is None:
             return
@@ -64,25 +67,30 @@ class Caching:
             )
 
     def server_notification(self, message: Message) -> None:
+        """A 2026-07-28 server's list_changed: the lists it names are stale."""
+        if not self._era.modern:
+            return
         for method in INVALIDATES.get(message.method or "", ()):
             for key in [k for k in self._fresh if k[0] == method]:
                 del self._fresh[key]
 
-    def error(self) -> None:
+    def error(self, message: Message) -> None:
         """An error gives a client reason to think its lists changed: it may ask again."""
-        self._fresh.clear()
+        if message.exchange is not None and self._era.modern_reply(message.exchange):
+            self._fresh.clear()
 
-    def result(
-        self,
-        exchange: Exchange,
-        message: Message,
-        result: dict[str, Any],
-        result_type: Any,
-        request: Message | None,
-    ) -> None:
-        """A 2026-07-28 result to a client request (``request``, when still held)."""
-        if exchange.method not in CACHEABLE:
+    def result(self, message: Message) -> None:
+        """A 2026-07-28 result to a client request."""
+        exchange = message.exchange
+        result = result_of(message)
+        if (
+            exchange is None
+            or exchange.method not in CACHEABLE
+            or not isinstance(result, dict)
+            or not self._era.modern_reply(exchange)
+        ):
             return
+        result_type = result_type_of(result)
         if result_type == "input_required":
             hints = [k for k in ("ttlMs", "cacheScope") if k in result]
             if hints:
@@ -113,7 +121,7 @@ class Caching:
                 message.stream,
                 f'cacheScope is {shown(scope)}; it must be "public" or "private"',
             )
-        key = cache_key(request) if request is not None else None
+        key = cache_key(exchange)
         if key is None:
             return
         self._pages(key, message, scope, result.get("nextCursor"))

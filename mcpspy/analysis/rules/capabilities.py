@@ -63,7 +63,9 @@ class Capabilities:
         if isinstance(capabilities, dict):
             self.client = capabilities
 
-    def learn_server(self, method: str, reply: Message) -> None:
+    def learn_server(self, reply: Message) -> None:
+        """A reply to the client: an initialize or server/discover result declares the server's."""
+        method = reply.exchange.method if reply.exchange is not None else None
         if method != "initialize" and method != "server/discover":
             return
         result = result_of(reply)
@@ -80,7 +82,7 @@ class Capabilities:
             return
         name, flag, since = feature
         if since:
-            revision = self._era.revision(message)
+            revision = self._era.revision(message.exchange) if message.exchange is not None else None
             if revision is None or revision < since:
                 return
         if not _declared(self.server, name, flag):

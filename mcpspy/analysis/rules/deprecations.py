@@ -11,10 +11,19 @@ are rules/modern.py's direction.server-request; ping is its ping.modern.
 from __future__ import annotations
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import META_CAPABILITIES, error_code_of, error_of, meta_in, params_of
+from mcpspy.analysis.message_fields import (
+    META_CAPABILITIES,
+    error_code_of,
+    error_of,
+    meta_in,
+    params_of,
+    result_of,
+    result_type_of,
+)
 from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.analysis.rules.progress_logging import LOG_LEVELS
 from mcpspy.analysis.rules.subscriptions import SUBSCRIPTION_ID
 
@@ -50,8 +59,9 @@ JSONRPC_DEFINED = frozenset({-32700, -32600, -32601, -32602, -32603})
 
 
 class Deprecations:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
+        self._era = era
         self._noted: set[str] = set()  # deprecated features already reported in this process
         self._modern_reply: int | None = None  # a DiscoverResult or -32022 answered server/discover here
         # Client requests that set a log level, oldest first, with the level's rank in LOG_LEVELS.
@@ -77,8 +87,11 @@ class Deprecations:
             "adopt it",
         )
 
-    def client_request(self, message: Message, exchange: Exchange) -> None:
+    def client_request(self, message: Message) -> None:
         """A client request that carries 2026-07-28 _meta."""
+        exchange = message.exchange
+        if exchange is None or not self._era.modern_request(exchange):
+            return
         instead = REMOVED_REQUESTS.get(message.method or "")
         if instead is not None:
             self._removed(message, instead)
@@ -103,6 +116,9 @@ class Deprecations:
 
     def discover_answered(self, reply: Message) -> None:
         """A 2026-07-28 server/discover answered: a DiscoverResult or -32022 says the server is modern."""
+        exchange = reply.exchange
+        if exchange is None or exchange.method != "server/discover" or not self._era.modern_reply(exchange):
+            return
         if reply.kind is Kind.RESPONSE or error_code_of(reply) == UNSUPPORTED_VERSION:
             self._modern_reply = reply.seq
 
@@ -120,6 +136,8 @@ class Deprecations:
 
     def client_notification(self, message: Message) -> None:
         """A client notification of a 2026-07-28 process with no legacy handshake under way."""
+        if not self._era.modern_client:
+            return
         instead = REMOVED_CLIENT_NOTIFICATIONS.get(message.method or "")
         if instead is not None:
             self._removed(message, instead)
@@ -141,6 +159,8 @@ class Deprecations:
 
     def server_notification(self, message: Message) -> None:
         """A server notification of a 2026-07-28 process."""
+        if not self._era.modern:
+            return
         method = message.method or ""
         instead = REMOVED_SERVER_NOTIFICATIONS.get(method)
         if instead is not None:
@@ -175,9 +195,13 @@ class Deprecations:
                 f"a {level} message, below {LOG_LEVELS[lowest]}, the lowest level a request in flight set",
             )
 
-    def read_result(self, message: Message, result: dict[str, object]) -> None:
+    def read_result(self, message: Message) -> None:
         """A complete resources/read result: a resource that does not exist is -32602, never nothing."""
-        if result.get("contents") == []:
+        exchange = message.exchange
+        if exchange is None or exchange.method != "resources/read" or not self._era.modern_reply(exchange):
+            return
+        result = result_of(message)
+        if isinstance(result, dict) and result_type_of(result) == "complete" and result.get("contents") == []:
             self._out.find(
                 RuleId.RESOURCE_EMPTY_CONTENTS,
                 message.seq,
@@ -185,8 +209,11 @@ class Deprecations:
                 "resources/read returned empty contents; a missing resource is answered with -32602",
             )
 
-    def error(self, exchange: Exchange, message: Message) -> None:
+    def error(self, message: Message) -> None:
         """An error answering a client request that carried 2026-07-28 _meta."""
+        exchange = message.exchange
+        if exchange is None or not self._era.modern_reply(exchange):
+            return
         code = error_code_of(message)
         if code is None:
             return

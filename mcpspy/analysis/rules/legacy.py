@@ -10,10 +10,11 @@ that lacks _meta is rules/modern.py's; this file says which requests those are.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.message_fields import result_of
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -23,15 +24,20 @@ LEGACY_REVISIONS = frozenset(REVISIONS[:4])
 
 
 class EraTracker:
-    def __init__(self, out: Reporter) -> None:
+    """``bound`` (lean mode): at most that many requests held while initialize is unanswered, the newest."""
+
+    def __init__(self, out: Reporter, bound: int | None = None) -> None:
         self._out = out
         self.era = Era.UNKNOWN
         self.protocol_version: str | None = None
-        self._held: list[Message] = []  # requests without _meta while initialize is unanswered
+        # Requests without _meta while initialize is unanswered (their Exchanges, not their messages).
+        self._held: deque[Exchange] = deque(maxlen=bound)
         self._initialize: Exchange | None = None
         self._initialize_ok = False  # an initialize got a result in this process
         self._initialized_sent = False
         self._initialized_flagged = False
+        self.lacks_meta = False  # the client request just seen lacks the _meta 2026-07-28 asks for
+        self.released: list[Exchange] = []  # requests held, found to lack _meta when initialize was answered
 
     @property
     def handshake_open(self) -> bool:
@@ -42,20 +48,39 @@ class EraTracker:
             and (self._initialize_ok or self._initialize.state is ExchangeState.PENDING)
         )
 
-    def revision(self, request: Message) -> str | None:
-        """The revision whose schema the exchange this request opens is held to."""
+    def revision(self, exchange: Exchange) -> str | None:
+        """The revision whose schema ``exchange`` is held to."""
         if self.era is Era.LEGACY:
             if self.protocol_version in LEGACY_REVISIONS:
                 return self.protocol_version
-            if request.method == "initialize":  # its result named no known revision: the one asked for
-                requested = params_of(request).get("protocolVersion")
+            if exchange.method == "initialize":  # its result named no known revision: the one asked for
+                requested = exchange.held.requested if exchange.held is not None else None
                 return requested if isinstance(requested, str) else None
             return None
-        return request.exchange.version if request.exchange is not None else None
+        return exchange.version
+
+    # --- whether a message is 2026-07-28 traffic (what the DIGEST rules of that revision judge)
+
+    def modern_request(self, exchange: Exchange) -> bool:
+        """A client request that carried the revision's _meta, in a process that is not legacy."""
+        return exchange.version is not None and self.era is not Era.LEGACY
+
+    def modern_reply(self, exchange: Exchange) -> bool:
+        """The reply to such a request, other than initialize (an answered initialize is the era's)."""
+        return exchange.version is not None and self.era is not Era.LEGACY and exchange.method != "initialize"
+
+    @property
+    def modern(self) -> bool:
+        return self.era is Era.MODERN
+
+    @property
+    def modern_client(self) -> bool:
+        """A 2026-07-28 process with no legacy handshake under way: what the client sends is judged so."""
+        return self.era is Era.MODERN and not self.handshake_open
 
     # --- what the client sends
 
-    def initialize(self, message: Message, exchange: Exchange) -> None:
+    def initialize(self, message: Message) -> None:
         if self._initialize_ok:
             self._out.find(
                 RuleId.LEGACY_REINITIALIZE,
@@ -64,14 +89,20 @@ class EraTracker:
                 f"a second initialize (id {shown(message.id)}); the first was answered at seq "
                 f"{self._initialize.reply_seq if self._initialize else '?'}",
             )
-        self._initialize = exchange
+        self._initialize = message.exchange
 
-    def client_request(self, message: Message, exchange: Exchange) -> bool:
-        """Any client request but initialize; True when the process is not legacy and it lacks _meta.
+    def client_request(self, message: Message) -> None:
+        """Any client request but initialize; ``lacks_meta`` says whether the process is not legacy and
+        it lacks _meta (rules/modern.py flags it next).
 
         A request without _meta while initialize is pending is held until the
         answer says the era (``initialize_answered``).
         """
+        self.lacks_meta = self._lacks_meta(message)
+
+    def _lacks_meta(self, message: Message) -> bool:
+        exchange = message.exchange
+        assert exchange is not None  # pairing opened it
         if exchange.version is not None:
             if self.era is Era.UNKNOWN:
                 self.era = Era.MODERN
@@ -88,8 +119,8 @@ class EraTracker:
                 )
             return False
         if self._initialize is not None and self._initialize.state is ExchangeState.PENDING:
-            self._held.append(message)
-            self._out.hold = True  # a lean Reporter keeps their replies: meta_missing reads them
+            self._held.append(exchange)
+            self._out.holding(True)  # a lean Reporter keeps their replies: meta_missing reads them
             return False
         return True
 
@@ -124,35 +155,39 @@ class EraTracker:
                 "notifications/initialized",
             )
 
-    def initialize_answered(self, message: Message, request: Message | None) -> list[Message]:
+    def initialize_answered(self, message: Message) -> None:
         """The server's reply to initialize decides the era.
 
-        Returns the requests held while it was pending when the answer makes the
-        process modern: they lacked the _meta 2026-07-28 asks for.
+        When the answer makes the process modern, ``released`` lists the requests held
+        while it was pending: they lacked the _meta 2026-07-28 asks for (rules/modern.py).
         """
-        held, self._held = self._held, []
-        self._out.hold = False
+        exchange = message.exchange
+        if exchange is None or exchange.method != "initialize":
+            return
+        held = list(self._held)
+        self._held.clear()
+        self._out.holding(False)
         result = result_of(message)
         if message.kind is Kind.RESPONSE and isinstance(result, dict):
             self.era = Era.LEGACY
             self._initialize_ok = True
             version = result.get("protocolVersion")
             self.protocol_version = version if isinstance(version, str) else None
-            requested = params_of(request).get("protocolVersion") if request is not None else None
+            requested = exchange.held.requested if exchange.held is not None else None
             self._check_negotiated(message, version, requested)
             for early in held:
                 if early.method != "ping":
                     self._out.find(
                         RuleId.LEGACY_EARLY_REQUEST,
-                        early.seq,
+                        early.request_seq,
                         early.stream,
                         f"{early.method} (id {shown(early.id)}) was sent before initialize was "
                         f"answered (seq {message.seq})",
                     )
-            return []
+            return
         if self.era is Era.UNKNOWN:  # a modern server rejected initialize: the process is modern
             self.era = Era.MODERN
-        return held
+        self.released = held
 
     def _check_negotiated(self, message: Message, version: Any, requested: Any) -> None:
         if not isinstance(version, str) or version == requested:

@@ -13,7 +13,6 @@ from typing import Any
 from mcpspy.analysis.jsonrpc import shown
 from mcpspy.analysis.message_fields import (
     META_CAPABILITIES,
-    META_VERSION,
     error_code_of,
     error_of,
     meta_in,
@@ -98,33 +97,45 @@ class ModernRules:
 
     # --- what the client sends
 
-    def meta_missing(self, request: Message, why: str = "") -> None:
+    def meta_missing(self, request: Exchange, why: str = "") -> None:
         """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
-        self._meta_missing.add(request.seq)
+        self._meta_missing.add(request.request_seq)
         self._out.find(
             RuleId.META_MISSING,
-            request.seq,
+            request.request_seq,
             request.stream,
             f"{request.method} (id {shown(request.id)}) has no _meta protocolVersion and "
             f"clientCapabilities{' (' + why + ')' if why else ''}; a 2026-07-28 server must reject it "
             "with -32602",
         )
-        exchange = request.exchange
-        if exchange is not None and exchange.reply_seq is not None:  # held, and answered meanwhile
-            reply = self._out.by_seq[exchange.reply_seq]
-            if reply.kind is Kind.RESPONSE:
-                self._not_rejected(exchange, reply)
+        if request.reply_seq is not None:  # held, and answered meanwhile (a lean Reporter kept the reply)
+            reply = self._out.by_seq.get(request.reply_seq)
+            if reply is not None and reply.kind is Kind.RESPONSE:
+                self._not_rejected(request, reply)
+
+    def initialize_answered(self, message: Message) -> None:
+        """The requests held while initialize was pending, when its answer made the process modern."""
+        released, self._era.released = self._era.released, []
+        for held in released:
+            self.meta_missing(held)
 
     def client_request(self, message: Message) -> None:
-        if message.exchange is not None and message.exchange.version is not None:
+        """Any client request but initialize (rules/legacy.py has said whether it lacks _meta)."""
+        exchange = message.exchange
+        assert exchange is not None  # pairing opened it
+        if self._era.lacks_meta:
+            self.meta_missing(exchange)
+        if exchange.version is not None:
             capabilities = meta_in(params_of(message)).get(META_CAPABILITIES)
             if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
-                self.meta_missing(message, f"its clientCapabilities is {shown(capabilities)}, not an object")
+                self.meta_missing(exchange, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
 
     def ping_result(self, reply: Message) -> None:
         """A legacy ping's result is empty (``_meta`` aside); 2026-07-28 has no ping to answer."""
+        if reply.exchange is None or reply.exchange.method != "ping":
+            return
         result = result_of(reply)
         if self._era.era is Era.MODERN or not isinstance(result, dict):
             return
@@ -158,8 +169,11 @@ class ModernRules:
                 f"the server sent a {message.method or ''} request; in 2026-07-28 servers send no requests",
             )
 
-    def error(self, exchange: Exchange, message: Message, request: Message | None) -> None:
-        """An error that answered a client request other than initialize (``request``, when still held)."""
+    def error(self, message: Message) -> None:
+        """An error that answered a client request other than initialize."""
+        exchange = message.exchange
+        if exchange is None or exchange.method == "initialize":
+            return
         self._meta_missing.discard(exchange.request_seq)  # answered: never asked about again
         code = error_code_of(message)
         if code == UNSUPPORTED_VERSION:
@@ -172,7 +186,7 @@ class ModernRules:
                     "-32022 without data.supported: the client cannot pick a version to retry with",
                 )
             else:
-                self._unsupported_inconsistent(request, message, data)
+                self._unsupported_inconsistent(exchange, message, data)
         elif code == METHOD_NOT_FOUND and exchange.method == "server/discover" and self._modern(exchange):
             self._discover_refused = message.seq
             self._discover_missing(message)
@@ -189,8 +203,11 @@ class ModernRules:
                 f"error code {code} is in the pre-MCP range -32000..-32019",
             )
 
-    def result(self, exchange: Exchange, message: Message) -> None:
+    def result(self, message: Message) -> None:
         """A result that answered a client request other than initialize."""
+        exchange = message.exchange
+        if exchange is None or exchange.method == "initialize":
+            return
         if exchange.request_seq in self._meta_missing:
             self._meta_missing.discard(exchange.request_seq)  # an exchange is answered once
             self._not_rejected(exchange, message)
@@ -218,11 +235,9 @@ class ModernRules:
             f"2026-07-28 requests (a result at seq {self._served}); it must implement server/discover",
         )
 
-    def _unsupported_inconsistent(
-        self, request: Message | None, message: Message, data: dict[str, Any]
-    ) -> None:
+    def _unsupported_inconsistent(self, exchange: Exchange, message: Message, data: dict[str, Any]) -> None:
         """A -32022 whose data.requested is not what was asked, or whose supported list has it."""
-        asked = meta_in(params_of(request)).get(META_VERSION) if request is not None else None
+        asked = exchange.held.meta_version if exchange.held is not None else None
         if not isinstance(asked, str):
             return
         problems = []

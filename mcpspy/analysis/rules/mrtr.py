@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import META_CAPABILITIES, meta_in, params_of
-from mcpspy.analysis.model import Exchange, Message
+from mcpspy.analysis.message_fields import params_of, result_of, result_type_of
+from mcpspy.analysis.model import Exchange, Held, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 
 MRTR = "2026-07-28/basic/patterns/mrtr.mdx"
 # The requests a server may answer with input_required, and the param naming what each is about.
@@ -42,13 +43,13 @@ class Asked:
     input_keys: frozenset[str]
 
 
-def target_of(message: Message) -> tuple[str, str] | None:
+def target_of(method: str, held: Held | None) -> tuple[str, str] | None:
     """(method, what it is about) for a request that may be retried through MRTR, else None."""
-    field = SUPPORTED.get(message.method or "")
-    if field is None:
+    field = SUPPORTED.get(method)
+    if field is None or held is None:
         return None
-    value = params_of(message).get(field)
-    return (message.method or "", value) if isinstance(value, str) else None
+    value = held.name if field == "name" else held.uri
+    return (method, value) if isinstance(value, str) else None
 
 
 def capability_missing(request: dict[str, Any], capabilities: dict[str, Any]) -> str | None:
@@ -75,14 +76,22 @@ def capability_missing(request: dict[str, Any], capabilities: dict[str, Any]) ->
 
 
 class Mrtr:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
+        self._era = era
         self._asked: dict[tuple[str, str], Asked] = {}
 
-    def result(
-        self, exchange: Exchange, message: Message, result: dict[str, Any], request: Message | None
-    ) -> None:
-        """A 2026-07-28 result whose resultType is input_required, to ``request`` (when still held)."""
+    def result(self, message: Message) -> None:
+        """A 2026-07-28 result whose resultType is input_required."""
+        exchange = message.exchange
+        result = result_of(message)
+        if (
+            exchange is None
+            or not self._era.modern_reply(exchange)
+            or not isinstance(result, dict)
+            or result_type_of(result) != "input_required"
+        ):
+            return
         method = exchange.method
         if method not in SUPPORTED:
             self._out.find(
@@ -102,20 +111,18 @@ class Mrtr:
                 message.stream,
                 f"the input_required result to {method} has neither inputRequests nor requestState",
             )
-        keys = self._input_requests(exchange, message, requests, request)
-        target = target_of(request) if request is not None else None
+        keys = self._input_requests(exchange, message, requests)
+        target = target_of(method, exchange.held)
         if target is not None:
             self._asked[target] = Asked(message.seq, exchange.id, state, keys)
 
-    def _input_requests(
-        self, exchange: Exchange, message: Message, requests: Any, request: Message | None
-    ) -> frozenset[str]:
+    def _input_requests(self, exchange: Exchange, message: Message, requests: Any) -> frozenset[str]:
         """Check each inputRequests entry; the keys the retry must answer."""
         if not isinstance(requests, dict):
             if requests is not ABSENT:
                 self._invalid(message, f"inputRequests is {shown(requests)}, not an object")
             return frozenset()
-        capabilities = meta_in(params_of(request)).get(META_CAPABILITIES) if request is not None else None
+        capabilities = exchange.held.capabilities if exchange.held is not None else None
         for key, entry in requests.items():
             method = entry.get("method") if isinstance(entry, dict) else None
             if method not in INPUT_METHODS:
@@ -142,7 +149,10 @@ class Mrtr:
 
     def request(self, message: Message) -> None:
         """A 2026-07-28 client request: the retry of an input_required result, or not."""
-        target = target_of(message)
+        exchange = message.exchange
+        if exchange is None or not self._era.modern_request(exchange):
+            return
+        target = target_of(exchange.method, exchange.held)
         asked = self._asked.pop(target, None) if target is not None else None
         params = params_of(message)
         if asked is None or not ("inputResponses" in params or "requestState" in params):

@@ -8,6 +8,10 @@ A reply whose line reached the requester unparseable (text glued before it)
 is ``lost``: the requester still waits, so it stays among the pending until a
 cancel, a reply that parses, or the end of the session.
 
+The lean analysis (``bound``) keeps at most that many requests pending a
+direction: past it the oldest become ``unknown`` (like those pending at a gap,
+a reply to them is no stray), and one finding at the end says how many.
+
 Ids key the dicts as they are: a valid id is an exact str or int (orjson's
 types), and no str equals an int, so 1 and "1" never meet.
 """
@@ -18,10 +22,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import params_of
-from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
+from mcpspy.analysis.message_fields import held_of, params_of, request_version
+from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.capture.records import Stream
 
 LONG_LIVED = frozenset({"subscriptions/listen"})
@@ -31,6 +36,7 @@ C2S, S2C = Stream.C2S, Stream.S2C
 ERROR_RESPONSE = Kind.ERROR_RESPONSE
 ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
 LOST, UNKNOWN = ExchangeState.LOST, ExchangeState.UNKNOWN
+LEGACY = Era.LEGACY
 
 
 @dataclass(slots=True)
@@ -51,6 +57,7 @@ class IdSpace:
     not_yet_slow: deque[Exchange] = field(default_factory=deque)
     # Lean mode: ``closed`` in closing order, so that only the most recent are kept.
     closed_order: deque[tuple[IdKey, Exchange]] = field(default_factory=deque)
+    forgotten: int = 0  # lean mode: the oldest pending requests set aside as unknown past the bound
 
     def close(self, key: IdKey, exchange: Exchange, recent: int | None) -> None:
         """Remember an answered or cancelled request; with ``recent``, only the last that many."""
@@ -75,9 +82,14 @@ class IdSpace:
 
 
 class Pairing:
-    def __init__(self, out: Reporter, recent: int | None = None) -> None:
+    def __init__(
+        self, out: Reporter, era: EraTracker, recent: int | None = None, bound: int | None = None
+    ) -> None:
         self._out = out
+        self._era = era  # before 2026-07-28, an answered id is spent
         self._recent = recent  # answered requests remembered per direction (None: all)
+        self._bound = bound  # requests kept pending per direction (None: all)
+        self._first_forgotten: Exchange | None = None
         self._client = IdSpace()
         self._server = IdSpace()
         self._given_up: list[Exchange] = []  # never answered (what a server's request held up)
@@ -122,18 +134,28 @@ class Pairing:
                 exchange.state = UNKNOWN
                 self._out.updated(exchange)
             space.unsure.update(space.pending)
+            if self._bound is not None and len(space.unsure) > self._bound:  # a gap is rare: O(n) is fine
+                dropped = list(space.unsure.items())
+                space.unsure = dict(dropped[-self._bound :])
+                for _, exchange in dropped[: -self._bound]:
+                    self._forget(space, exchange)
             space.pending.clear()
             space.sent_order.clear()
             space.not_yet_slow.clear()
 
     # --- requests and responses
 
-    def request(self, message: Message, forbid_reuse: bool = False) -> Exchange:
-        """Open the exchange of a request; ``forbid_reuse`` (legacy revisions): an answered id is spent."""
+    def request(self, message: Message) -> None:
+        """Open the exchange of a request (``message.exchange``), holding what its reply is judged with."""
         stream, method, request_id = message.stream, message.method or "", message.id
         long_lived = method in LONG_LIVED
         exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
+        if stream is C2S:
+            exchange.version = request_version(message)  # its reply is held to it too
+        exchange.held = held_of(message)
         message.exchange = exchange
+        self._out.opened(exchange)
+        forbid_reuse = self._era.era is LEGACY  # legacy revisions: an answered id is spent
         space = self._sent_on(stream)
         if valid_id(request_id):
             first = space.pending.get(request_id)
@@ -159,10 +181,36 @@ class Pairing:
                 if not long_lived:
                     space.sent_order.append(exchange)
                     space.not_yet_slow.append(exchange)
-        return exchange
+                if self._bound is not None and len(space.pending) > self._bound:
+                    self._forget_oldest(space)
 
-    def response(self, message: Message) -> Exchange | None:
-        """Pair a response; the exchange when it answers a pending request, None for a stray one."""
+    def _forget_oldest(self, space: IdSpace) -> None:
+        """Past the bound, the oldest pending request becomes unknown (the long-lived are kept)."""
+        oldest = space.oldest_waiting()
+        if oldest is None:
+            return
+        space.sent_order.popleft()
+        del space.pending[oldest.id]
+        oldest.state = UNKNOWN
+        self._forget(space, oldest)
+        self._out.updated(oldest)
+
+    def _forget(self, space: IdSpace, exchange: Exchange) -> None:
+        exchange.held = None
+        space.forgotten += 1
+        if self._first_forgotten is None:
+            self._first_forgotten = exchange
+
+    def response(self, message: Message) -> bool:
+        """Pair a response (``message.exchange``); True when it answers nothing, so no rule reads on."""
+        return self._response(message) is None
+
+    def release(self, message: Message) -> None:
+        """The reply has been judged: its request's held fields are no longer needed."""
+        if message.exchange is not None:
+            message.exchange.held = None
+
+    def _response(self, message: Message) -> Exchange | None:
         stream = message.stream
         key = message.id
         if not valid_id(key):
@@ -181,7 +229,7 @@ class Pairing:
                 space.close(key, unsure, self._recent)
                 self._pair(unsure, message)
                 return unsure
-            self._stray(message, space.closed.get(key))
+            self._stray(message, space.closed.get(key), space)
             return None
         oldest = space.oldest_waiting()
         space.close(key, exchange, self._recent)
@@ -200,9 +248,9 @@ class Pairing:
             )
         return exchange
 
-    def _stray(self, message: Message, closed: Exchange | None) -> None:
-        if closed is None and self._gap:
-            return  # its request may be one of the records lost in a gap
+    def _stray(self, message: Message, closed: Exchange | None, space: IdSpace) -> None:
+        if closed is None and (self._gap or space.forgotten):
+            return  # its request may be one of the records lost in a gap, or set aside past the bound
         if closed is None:
             self._out.find(
                 RuleId.PAIRING_UNKNOWN_ID,
@@ -273,6 +321,7 @@ class Pairing:
         space.close(key, exchange, self._recent)
         exchange.state = CANCELLED
         exchange.cancel_seq = message.seq
+        exchange.held = None
         self._out.updated(exchange)
 
     # --- the passing of time and the end
@@ -305,6 +354,7 @@ class Pairing:
         for exchange in exchanges:
             self._sent_on(exchange.stream).pending.pop(exchange.id, None)
             exchange.state = ExchangeState.UNANSWERED
+            exchange.held = None
             self._given_up.append(exchange)
             self._out.updated(exchange)
 
@@ -324,6 +374,17 @@ class Pairing:
                 exchange.request_seq,
                 exchange.stream,
                 f"{exchange.method} (id {shown(exchange.id)}) never got a reply",
+            )
+        first = self._first_forgotten
+        if first is not None:
+            client, server = self._client.forgotten, self._server.forgotten
+            self._out.find(
+                RuleId.PAIRING_PENDING_LIMIT,
+                first.request_seq,
+                None,
+                f"{client + server:,} request(s) were set aside as unknown ({client:,} of the client's, "
+                f"{server:,} of the server's), the oldest when more than {self._bound:,} a direction were "
+                "pending: their replies are not paired, and they are not called unanswered",
             )
 
     def _server_request_unanswered(self, request: Exchange) -> None:

@@ -37,8 +37,10 @@ class Progress:
         self._is_pending = is_pending or (lambda exchange: exchange.reply_seq is None)
         self._order: deque[tuple[Stream, str | int, Exchange]] = deque()  # lean mode: tokens, oldest first
 
-    def request(self, message: Message, exchange: Exchange) -> None:
+    def request(self, message: Message) -> None:
         """Note the progressToken a request carries, if any."""
+        exchange = message.exchange
+        assert exchange is not None  # pairing opened it
         params = params_of(message)
         meta = meta_in(params)
         if "progressToken" not in meta:

@@ -87,7 +87,9 @@ class Requests:
         if not (valid_id(token) and token in self._tokens):
             self._orphans.append(message.seq)
 
-    def client_request(self, message: Message, exchange: Exchange) -> None:
+    def client_request(self, message: Message) -> None:
+        exchange = message.exchange
+        assert exchange is not None  # pairing opened it
         token: Any = meta_in(params_of(message)).get("progressToken")
         if valid_id(token):
             self._tokens.add(token)
@@ -96,12 +98,15 @@ class Requests:
         if self._rejected is not None:
             self._retry(message)
 
-    def client_error(self, exchange: Exchange, reply: Message) -> None:
+    def client_error(self, reply: Message) -> None:
         """An error to a client request: a rejected version (with the server's list) awaits a retry.
 
         -32022 in 2026-07-28; an initialize error with data.supported before it (the 2025 lifecycle's
         example). With no list the server is at fault instead (error.unsupported-version-data).
         """
+        exchange = reply.exchange
+        if exchange is None:
+            return
         if error_code_of(reply) != UNSUPPORTED_VERSION and exchange.method != "initialize":
             return
         data = error_of(reply).get("data")

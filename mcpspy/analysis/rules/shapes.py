@@ -1,22 +1,23 @@
 """Result shapes (schema.*): a known method's result, checked against its revision's schema definition.
 
 The revision is the one the exchange is held to (rules/legacy.py's
-``EraTracker.revision``); the definitions and their validator are in
-analysis/schema.py.
+``EraTracker.revision``); the definitions are handed in by the Analyzer's
+caller, and their validator is analysis/schema.py. With none handed in, no
+result shape is checked.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Collection
 from typing import Any
 
-from mcpspy.analysis.message_fields import params_of, result_of
-from mcpspy.analysis.model import Exchange, Message
+from mcpspy.analysis.message_fields import result_of
+from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
-from mcpspy.analysis.schema import Check, schemas_for
+from mcpspy.analysis.rules.tool_schemas import ToolSchemas
+from mcpspy.analysis.schema import Check, ResultSchemas
 from mcpspy.capture.records import Stream
 
 RESULT_DEFS: dict[str, str] = {
@@ -43,27 +44,37 @@ TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests i
 
 
 class Shapes:
-    def __init__(self, out: Reporter, era: EraTracker) -> None:
+    def __init__(
+        self, out: Reporter, era: EraTracker, tool_schemas: ToolSchemas, schemas: ResultSchemas | None
+    ) -> None:
         self._out = out
         self._era = era
+        self._tool_schemas = tool_schemas  # what it named in a tools/list result is not said twice
+        self._schemas = schemas
 
-    def result(
-        self, exchange: Exchange, message: Message, request: Message, named: Collection[tuple[int, str]] = ()
-    ) -> None:
-        """A result (not an error) that answered ``request``.
+    def result(self, message: Message) -> None:
+        """A result (not an error) that answered a request still held (model.Held).
 
-        ``named``: (tool index, field) pairs of a tools/list result that rules/tool_schemas.py
-        already named; they read as a plain object schema here, so the rest is still checked.
+        The (tool index, field) pairs of a tools/list result that rules/tool_schemas.py
+        already named read as a plain object schema here, so the rest is still checked.
         """
+        exchange = message.exchange
         result = result_of(message)
-        if exchange.method not in RESULT_DEFS or not isinstance(result, dict):
+        if (
+            self._schemas is None
+            or exchange is None
+            or exchange.held is None
+            or exchange.method not in RESULT_DEFS
+            or not isinstance(result, dict)
+        ):
             return
+        named = self._tool_schemas.named
         if named:
             result = _without_named(result, named)
-        revision = self._era.revision(request)
-        if revision is None or (revision == TASKS_REVISION and "task" in params_of(request)):
+        revision = self._era.revision(exchange)
+        if revision is None or (revision == TASKS_REVISION and exchange.held.task):
             return  # a task-augmented request is answered with a CreateTaskResult instead
-        problem = result_problem(exchange.method, exchange.stream, revision, result)
+        problem = result_problem(self._schemas, exchange.method, exchange.stream, revision, result)
         if problem is not None:
             self._out.find(
                 RuleId.SCHEMA_RESULT_SHAPE,
@@ -82,25 +93,28 @@ def _without_named(result: dict[str, Any], named: Collection[tuple[int, str]]) -
     return {**result, "tools": tools}
 
 
-@functools.cache
-def _definition(method: str, answered_by_client: bool, revision: str) -> tuple[str, Check] | None:
+def _definition(
+    schemas: ResultSchemas, method: str, answered_by_client: bool, revision: str
+) -> tuple[str, Check] | None:
     """The result definition a method's result is held to, compiled; None when there is none."""
     name = RESULT_DEFS.get(method)
     if name is None or (method in ANSWERED_BY_CLIENT) != answered_by_client:
         return None  # unknown, or sent the wrong way: direction rules speak of that
-    schemas = schemas_for(revision)
-    if schemas is None or not schemas.has(name):
+    of_revision = schemas.of(revision)
+    if of_revision is None or not of_revision.has(name):
         return None
-    return name, schemas.check(name)
+    return name, of_revision.check(name)  # compiled once, then looked up
 
 
-def result_problem(method: str, request_stream: Stream, revision: str, result: dict[str, Any]) -> str | None:
+def result_problem(
+    schemas: ResultSchemas, method: str, request_stream: Stream, revision: str, result: dict[str, Any]
+) -> str | None:
     """Why ``result`` does not fit the schema of ``method`` in ``revision``, or None.
 
     None too when mcpspy has no schema for it: unknown methods and revisions,
     a method answered from the wrong side, a result that is not final.
     """
-    definition = _definition(method, request_stream is Stream.S2C, revision)
+    definition = _definition(schemas, method, request_stream is Stream.S2C, revision)
     if definition is None:
         return None
     name, check = definition

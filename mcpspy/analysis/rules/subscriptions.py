@@ -17,6 +17,8 @@ from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.legacy import EraTracker
+from mcpspy.capture.records import Stream
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
@@ -43,13 +45,19 @@ def uris(value: Any) -> set[str]:
 
 
 class Subscriptions:
-    def __init__(self, out: Reporter) -> None:
+    def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
+        self._era = era
         self._listens: dict[str | int, Listen] = {}
 
     def request(self, message: Message) -> None:
         """A 2026-07-28 client request; a subscriptions/listen opens a stream."""
-        if message.method != "subscriptions/listen":
+        exchange = message.exchange
+        if (
+            message.method != "subscriptions/listen"
+            or exchange is None
+            or not self._era.modern_request(exchange)
+        ):
             return
         wanted = params_of(message).get("notifications")
         if not isinstance(wanted, dict):
@@ -64,14 +72,29 @@ class Subscriptions:
         if valid_id(message.id):
             self._listens[message.id] = Listen(message.seq, wanted)
 
-    def answered(self, request_id: Any, reply: Message) -> None:
-        """A reply to a listen request ends its stream."""
+    def answered(self, reply: Message) -> None:
+        """A reply to a 2026-07-28 listen request ends its stream."""
+        exchange = reply.exchange
+        if (
+            exchange is None
+            or exchange.method != "subscriptions/listen"
+            or not self._era.modern_reply(exchange)
+        ):
+            return
+        request_id = exchange.id
         listen = self._listens.get(request_id) if valid_id(request_id) else None
         if listen is not None and listen.ended_seq is None:
             listen.ended_seq = reply.seq
 
-    def cancel(self, message: Message, by_server: bool) -> None:
-        """A notifications/cancelled of a 2026-07-28 process; the server's may end only a listen."""
+    def cancel(self, message: Message) -> bool:
+        """A notifications/cancelled of a 2026-07-28 process; the server's may end only a listen.
+
+        True for a 2026-07-28 server's, which pairing must not read: such a server cancels only a
+        client's subscriptions/listen, never a request of its own.
+        """
+        if not self._era.modern:
+            return False
+        by_server = message.stream is Stream.S2C
         request_id: Any = params_of(message).get("requestId")
         listen = self._listens.get(request_id) if valid_id(request_id) else None
         if listen is not None:  # ended already: both sides may end it at once
@@ -85,11 +108,12 @@ class Subscriptions:
                 f"the server cancelled id {shown(request_id)}, which is no open subscriptions/listen; a "
                 "2026-07-28 server sends notifications/cancelled only to end a listen stream",
             )
+        return by_server
 
     def notification(self, message: Message) -> None:
         """A server notification of a 2026-07-28 process."""
         method = message.method or ""
-        if method not in ON_STREAM:
+        if method not in ON_STREAM or not self._era.modern:
             return
         params = params_of(message)
         meta = meta_in(params)

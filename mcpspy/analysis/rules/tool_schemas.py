@@ -9,8 +9,9 @@ a non-default ``$schema`` dialect, a ``$ref`` or a boolean where some clients
 want a schema object, and tool names that are duplicated or outside
 ``[A-Za-z0-9_.-]{1,128}``.
 
-``result`` says which (tool index, field) an error here already named, so
-that rules/shapes.py's generic shape check steps aside for them.
+``named`` says which (tool index, field) an error here already named in the
+result just judged, so that rules/shapes.py's generic shape check steps aside
+for them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from mcpspy.analysis.jsonrpc import json_text, preview
 from mcpspy.analysis.message_fields import result_of
-from mcpspy.analysis.model import Exchange, Message
+from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -53,18 +54,19 @@ class ToolSchemas:
     def __init__(self, out: Reporter, era: EraTracker) -> None:
         self._out = out
         self._era = era
+        self.named: Covered = NOTHING  # of the result just judged (rules/shapes.py reads it next)
 
-    def result(self, exchange: Exchange, message: Message, request: Message) -> Covered:
-        """A result that answered ``request``; the (tool index, field) pairs an error here named."""
+    def result(self, message: Message) -> None:
+        """A result that answered a request still held (model.Held): its tools' definitions."""
+        self.named = NOTHING
+        exchange = message.exchange
+        if exchange is None or exchange.held is None or exchange.method != "tools/list":
+            return
         result = result_of(message)
         tools = result.get("tools") if isinstance(result, dict) else None
-        if (
-            exchange.method != "tools/list"
-            or exchange.stream is not Stream.C2S
-            or not isinstance(tools, list)
-        ):
-            return NOTHING
-        revision = self._era.revision(request)
+        if exchange.stream is not Stream.C2S or not isinstance(tools, list):
+            return
+        revision = self._era.revision(exchange)
         covered: set[tuple[int, str]] = set()
         dialects: list[tuple[str, str, Any]] = []  # (tool, path, $schema) of each non-default dialect
         first_at: dict[str, int] = {}
@@ -94,7 +96,7 @@ class ToolSchemas:
                 f"tool {label} declares $schema {json_text(dialect)} at {where}{more}, not JSON Schema "
                 "2020-12: clients whose validator knows 2020-12 only refuse such tools",
             )
-        return frozenset(covered)
+        self.named = frozenset(covered)
 
     def _name(self, message: Message, i: int, name: str, first_at: dict[str, int]) -> None:
         where = f"result.tools[{i}].name"

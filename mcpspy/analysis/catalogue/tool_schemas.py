@@ -1,17 +1,14 @@
-"""The catalogue rows of the tool-definition rules (tools.*, rules/tool_schemas.py): a schema or a name that
-makes a client drop a server's tools. catalogue.py splices them into RULES_TABLE, as catalogue_digest.py's.
-"""
+"""The catalogue rows of rules/tool_schemas.py (tools.*: tool definitions a client rejects)."""
 
 from __future__ import annotations
 
-from mcpspy.analysis.model import Rule, Severity
+from mcpspy.analysis.catalogue.spec import INFO, E, W
+from mcpspy.analysis.model import Rule
 from mcpspy.analysis.rule_ids import RuleId
 
-E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-
-# A table, one rule a paragraph, as RULES_TABLE: id and severity; summary; spec source; bad, good, fix.
+# A table, one rule a paragraph: id and severity; summary; spec source; bad, good, fix.
 # fmt: off
-TOOL_SCHEMA_RULES: list[Rule] = [
+ROWS: list[Rule] = [
     Rule(RuleId.TOOLS_SCHEMA_COMBINATOR, E,
          "A tool's inputSchema has anyOf, oneOf or allOf at its top level: legal JSON Schema, but the "
          "Anthropic API refuses it, so Claude Code drops the server's tools or fails every request, "
