@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from textual import on
 from textual.message import Message as TextualMessage
 
-from mcpspy.analysis.model import Message
+from mcpspy.analysis.model import Kind, Message
 from mcpspy.filters import Filter
 from mcpspy.tui.clipboard import send_to_clipboard
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.panes.detail import pair_of
-from mcpspy.tui.rows import Cell, message_cells
+from mcpspy.tui.rows import NAMED_BY, Cell, message_cells, subject_of
 from mcpspy.tui.search import Search
 from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
 from mcpspy.tui.whole_message import WholeMessage
@@ -105,6 +105,7 @@ class MessageList(RowList[Message]):
         self._row_of: dict[Key, int] = {}  # (origin, seq) -> row index
         self.origin_of: dict[int, int] = {}  # id(message) -> its session's origin (watch --all)
         self.servers: list[str] | None = None  # each origin's server name: a server column (watch --all)
+        self.subjects: dict[Key, str] = {}  # a request's tool, prompt or resource, by its key
         self.rows = self._shown
 
     def key(self, message: Message) -> Key:
@@ -124,6 +125,14 @@ class MessageList(RowList[Message]):
         origin = self.origin_of.get(id(message), 0)
         return [m for m in self.all_messages if self.origin_of.get(id(m), 0) == origin]
 
+    def subject(self, message: Message) -> str | None:
+        """What a call names (tools/call's tool, ...): a reply shows its request's."""
+        origin, seq = self.key(message)
+        exchange = message.exchange
+        if exchange is not None and exchange.request_seq != seq:
+            seq = exchange.request_seq
+        return self.subjects.get((origin, seq))
+
     def show_servers(self, servers: list[str] | None) -> None:
         """A server column named from ``servers`` (by origin), or none (None)."""
         self.servers = servers
@@ -134,6 +143,9 @@ class MessageList(RowList[Message]):
         """A message's row; its time cell reversed when it has the searched text (maybe not in sight)."""
         message = self._shown[index]
         cells = message_cells(message)
+        subject = self.subject(message)
+        if subject is not None:
+            cells = (*cells[:4], (f"{cells[4][0]} {subject}", cells[4][1]), *cells[5:])
         time, style = cells[0]
         if self.time_display is not TimeDisplay.RELATIVE:
             above = self._shown[index - 1] if index > 0 else None
@@ -161,6 +173,10 @@ class MessageList(RowList[Message]):
         added = False
         for message in messages:
             self.all_messages.append(message)
+            if message.method in NAMED_BY and message.kind is Kind.REQUEST:
+                subject = subject_of(message)
+                if subject is not None:
+                    self.subjects[self.key(message)] = subject
             if self.order is Order.SEQ:
                 self._add_row(message)
             added = True
@@ -178,6 +194,7 @@ class MessageList(RowList[Message]):
         """Forget every message (another session is shown); the filter, order and time display stay."""
         self.all_messages = []
         self.origin_of = {}
+        self.subjects = {}
         self.follow = True
         self._rebuild(keep=None)
 
