@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mcpspy.export.html import render_html  # noqa: E402
+from mcpspy.model.summary import build_summary  # noqa: E402
 from mcpspy.replay_policy import analyze_capture  # noqa: E402
-from mcpspy.report.summary import build_summary  # noqa: E402
+from mcpspy.report.html import render_html  # noqa: E402
 from tests.export.browser import chromium, dump_dom  # noqa: E402
 from tests.export.synthetic import big_capture  # noqa: E402
 

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mcpspy.stats.cache import cache_dir  # noqa: E402
+from mcpspy.capture.cache import cache_dir  # noqa: E402
 from tests.export.synthetic import write_calls  # noqa: E402
 
 

@@ -85,7 +85,9 @@ def subcommands() -> dict[str, Subcommand]:
             agent.run,
         ),
         "completion": Subcommand(
-            "a shell completion script: bash, zsh or fish", completion.add_arguments, completion.run
+            "a shell completion script: bash, zsh or fish",
+            completion.add_arguments,
+            lambda args: completion.run(args, completion.full_parser(proxy_parser(), subcommands())),
         ),
     }
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Protocol
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -38,6 +39,16 @@ PREAMBLE = {
 }
 
 
+class Command(Protocol):
+    """What this module needs of cli.py's ``Subcommand``."""
+
+    @property
+    def help(self) -> str: ...
+
+    @property
+    def add_arguments(self) -> Callable[[argparse.ArgumentParser], None]: ...
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete for")
     parser.epilog = (
@@ -48,18 +59,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
-def run(args: argparse.Namespace) -> int:
-    sys.stdout.write(script(args.shell))
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Print the script for ``parser`` (cli.py's whole parser: this module does not import cli)."""
+    sys.stdout.write(script(args.shell, parser))
     return 0
 
 
-def full_parser() -> argparse.ArgumentParser:
-    """The proxy's options and every subcommand in one parser: the shape a user types."""
-    from mcpspy.cli import proxy_parser, subcommands
-
-    parser = proxy_parser()
+def full_parser(
+    parser: argparse.ArgumentParser, subcommands: Mapping[str, Command]
+) -> argparse.ArgumentParser:
+    """The proxy's options (``parser``) and every subcommand in one parser: the shape a user types."""
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, command in subcommands().items():
+    for name, command in subcommands.items():
         child = sub.add_parser(name, help=command.help)
         command.add_arguments(child)
         for action in child._actions:
@@ -68,8 +79,7 @@ def full_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def script(shell: str) -> str:
-    parser = full_parser()
+def script(shell: str, parser: argparse.ArgumentParser) -> str:
     if shell == "fish":
         return "\n".join(fish_lines(parser)) + "\n"
     import shtab

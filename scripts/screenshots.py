@@ -49,9 +49,9 @@ async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int],
 
 def html_shot(fixture: str, fragment: str, out: Path) -> Path | None:
     """The HTML report of a fixture as headless Chromium draws it (skipped without chromium)."""
-    from mcpspy.export.html import render_html
+    from mcpspy.model.summary import build_summary
     from mcpspy.replay_policy import analyze_capture
-    from mcpspy.report.summary import build_summary
+    from mcpspy.report.html import render_html
     from tests.export.browser import chromium, run_chromium
 
     if chromium() is None:

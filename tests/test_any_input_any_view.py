@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Header, LineRecord, Record, Stream
+from mcpspy.model.summary import build_summary
 from mcpspy.replay_policy import replay_records
-from mcpspy.report.command import FORMATS, renderer
-from mcpspy.report.summary import build_summary
+from mcpspy.report.command import FORMATS
 from mcpspy.tui.panes.detail import detail_lines
 from tests.conftest import MCPSPY
 
@@ -49,7 +49,7 @@ def render_all(records: list[Record], path: Path) -> None:
     replay = replay_records(records)
     summary = build_summary(read_capture(path), path, replay.analyzer)
     for name in OFFLINE_FORMATS:
-        assert isinstance(renderer(name)(summary), str), name
+        assert isinstance(FORMATS[name](summary), str), name
     for message in replay.analyzer.messages:
         assert detail_lines(message)
 

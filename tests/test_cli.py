@@ -44,7 +44,7 @@ def test_a_crash_in_a_subcommand_is_a_bug_not_a_finding(
     def broken(summary: object) -> str:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(command, "renderer", lambda name: broken)
+    monkeypatch.setitem(command.FORMATS, "text", broken)
     capture = tmp_path / "c.jsonl"
     subprocess.run([*MCPSPY, "--capture", str(capture), "--", "true"], check=True, timeout=30)
     assert main(["report", str(capture)]) == EXIT_BUG

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import Capture, CaptureReader, read_capture
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
+from mcpspy.model.summary import Summary, build_summary
 from mcpspy.replay_policy import replay_records
-from mcpspy.report.summary import Summary, build_summary
 from mcpspy.terminal import visible_line
-from mcpspy.tui.loader import epoch_of  # the live view's clock (no Textual in that module)
 
 KEPT = 8  # finished sessions whose analysis is kept
 

@@ -106,7 +106,7 @@ def _matches_server(info: SessionInfo, server: str) -> bool:
 
 async def list_sessions(call: Call, args: dict[str, Any]) -> Result:
     def work() -> Result:
-        from mcpspy.session_counts import count_sessions
+        from mcpspy.model.session_counts import count_sessions
 
         sessions = list(reversed(call.store.all()))  # newest first
         if server := args.get("server"):
@@ -291,8 +291,8 @@ async def diff_sessions(call: Call, args: dict[str, Any]) -> Result:
 
         from mcpspy.drift.command import Unreadable, load_baseline, load_session
         from mcpspy.drift.compare import compare_surfaces
-        from mcpspy.drift.jsonpath import render_path
-        from mcpspy.drift.structural import MISSING
+        from mcpspy.jsonutil.paths import render_path
+        from mcpspy.jsonutil.structural import MISSING
 
         if ("b" in args) == ("baseline" in args):
             raise ToolInputError("Give either b or baseline, not both and not neither.")

@@ -17,7 +17,7 @@ from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.capture.sessions import SessionInfo
-from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state
 
 DEFAULT_MAX_BYTES = 400  # of each captured line, unless the caller sets another
 QUOTE_BYTES = 300  # of the line a finding quotes

@@ -99,7 +99,7 @@ class ContextCost:
         return sorted(self.tools.items, key=lambda item: -item.bytes)[:n]
 
     def as_json(self) -> dict[str, Any]:
-        """The report's ``context_cost`` object (report/json_.py documents it)."""
+        """The report's ``context_cost`` object (model/report.py documents it)."""
         out: dict[str, Any] = {
             "token_estimate": f"bytes / {BYTES_PER_TOKEN}, rounded up",
             "tools_list_bytes": self.tools.bytes,

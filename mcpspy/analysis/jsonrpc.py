@@ -9,14 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from mcpspy.analysis.model import Kind
 from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.jsonutil.quote import json_text as json_text  # the one quoting, as the rules import it
+from mcpspy.jsonutil.quote import shown as shown
 
 PREVIEW = 40  # characters of stray text quoted in a sentence
-SHOWN = 100  # characters of a JSON value quoted in a sentence
-TOO_DEEP = "(a value nested too deep to show)"
 ID_TYPES = (str, int)
 
 
@@ -38,30 +36,6 @@ def preview(data: bytes | str, limit: int = PREVIEW) -> str:
     # A character takes at most 4 bytes: the first limit + 1 characters are in these bytes.
     text = data[: 4 * limit + 4].decode("utf-8", "replace") if isinstance(data, bytes) else data
     return repr(text if len(text) <= limit else text[:limit] + "…")
-
-
-def shown(value: Any) -> str:
-    """An untrusted JSON value as Python shows it (repr), cut short, for a finding's sentence.
-
-    Never raises: JSON that orjson reads may be nested 1024 deep, past what repr can walk.
-    """
-    try:
-        text = repr(value)
-    except RecursionError:
-        return TOO_DEEP
-    return text if len(text) <= SHOWN else text[:SHOWN] + "…"
-
-
-def json_text(value: Any) -> str:
-    """An untrusted JSON value as JSON, cut short, for a finding's sentence.
-
-    Never raises: orjson reads JSON nested up to 1024 deep but writes only 254 levels.
-    """
-    try:
-        text = orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:  # too deep, or an integer past 64 bits
-        return shown(value)
-    return text if len(text) <= SHOWN else text[:SHOWN] + "…"
 
 
 def valid_id(value: Any) -> bool:

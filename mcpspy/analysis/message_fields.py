@@ -6,9 +6,10 @@ hands back; the rule families call these instead of indexing payloads.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from mcpspy.analysis.model import Held, Message
+from mcpspy.analysis.model import NOTHING_HELD, Held, Message
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -32,7 +33,7 @@ def request_version(request: Message) -> str | None:
     """The 2026-07-28 revision a request carries in its _meta, with clientCapabilities beside it."""
     meta = meta_in(params_of(request))
     version = meta.get(META_VERSION)
-    return version if isinstance(version, str) and META_CAPABILITIES in meta else None
+    return sys.intern(version) if type(version) is str and META_CAPABILITIES in meta else None
 
 
 def result_of(response: Message) -> Any:
@@ -54,16 +55,29 @@ def error_code_of(response: Message) -> int | None:
     return code if type(code) is int else None  # exact: orjson gives int, and a bool is no code
 
 
-def held_of(request: Message) -> Held:
-    """What the rules will read of ``request`` when its reply comes (model.Held)."""
+def held_of(request: Message, modern: bool) -> Held:
+    """What the rules will read of ``request`` when its reply comes (model.Held).
+
+    The fields the 2026-07-28 rooms read (capabilities, name, uri, cursor, retry) only for
+    a request that carried the revision's _meta (``modern``): they judge no other.
+    """
     params = params_of(request)
     meta = meta_in(params)
+    requested = params.get("protocolVersion") if request.method == "initialize" else None
+    meta_version = meta.get(META_VERSION)
+    meta_version = sys.intern(meta_version) if type(meta_version) is str else meta_version  # one copy
+    task = "task" in params
+    if not modern:
+        if requested is None and meta_version is None and not task:
+            return NOTHING_HELD
+        return Held(requested, meta_version, None, task, None, None, None, False)
+    name = params.get("name")
     return Held(
-        params.get("protocolVersion") if request.method == "initialize" else None,
-        meta.get(META_VERSION),
+        requested,
+        meta_version,
         meta.get(META_CAPABILITIES),
-        "task" in params,
-        params.get("name"),
+        task,
+        sys.intern(name) if type(name) is str else name,  # tool names repeat: one copy each
         params.get("uri"),
         params.get("cursor"),
         "inputResponses" in params or "requestState" in params,

@@ -96,12 +96,13 @@ class Finding:
         return self.rule.severity
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Held:
     """What the rules read of a request when its reply comes: a few fields, never the message.
 
     Kept on the request's Exchange until its first reply (rules/pairing.py), so that a
-    pending request costs the lean analysis these fields, not its line and parsed payload.
+    pending request costs the lean analysis these fields, not its line and parsed payload
+    (and nothing when they are all empty: one Held is shared then).
     """
 
     requested: Any  # initialize's params.protocolVersion (None for any other method)
@@ -112,6 +113,9 @@ class Held:
     uri: Any  # params.uri (resources/read)
     cursor: Any  # params.cursor (a page of a list)
     retry: bool  # params has inputResponses or requestState (a multi round-trip retry)
+
+
+NOTHING_HELD = Held(None, None, None, False, None, None, None, False)
 
 
 @dataclass(slots=True)

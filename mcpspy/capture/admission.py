@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcpspy.capture.records import LifecycleRecord, LineBatch, LinePart, Recorded, Stream
+from mcpspy.capture.records import LifecycleRecord, LineBatch, LinePart, LineRecord, Record, Recorded, Stream
 from mcpspy.wire.splitter import LongLine
 
 #: 32 MiB: what a stalled disk may owe before records are dropped. With the 16 MiB a
@@ -58,13 +58,13 @@ class Gap:
         return out
 
 
-def size_of(item: Recorded) -> int:
+def size_of(item: Recorded | Record) -> int:
     """The bytes an item carried on the wire, newlines included (a lifecycle record: none)."""
     if isinstance(item, LineBatch):
         return sum(map(len, item.lines)) + (len(item.lines) if item.terminated else 0)
     if isinstance(item, LinePart):
         return len(item.data)
-    return 0
+    return item.size if isinstance(item, LineRecord) else 0
 
 
 class Admission:

@@ -6,6 +6,7 @@ Kept apart from ``capture.format`` (the records), which re-exports it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 import orjson
 
@@ -117,3 +118,11 @@ def decode_header(line: bytes) -> Header:
         pid=obj.get("pid", 0),
         escaped=tuple(obj.get("escaped", ())),
     )
+
+
+def epoch_of(started: str) -> float | None:
+    """The header's start (ISO 8601) as seconds since the epoch: a live view's clock; None if unreadable."""
+    try:
+        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -11,13 +11,17 @@ reason, as ssh refuses a lax ``~/.ssh``; it is never chmodded.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_APPEND | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -168,3 +172,67 @@ def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:
         raise CaptureRefused(f"--capture {path} belongs to uid {st.st_uid}, not to you; it is not replaced")
     if st.st_nlink > 1:
         raise CaptureRefused(f"--capture {path} has other hard links; it is not replaced")
+
+
+def write_private_atomic(
+    path: Path,
+    data: bytes,
+    *,
+    replace: bool = True,
+    mode: int = FILE_MODE,
+    owner: tuple[int, int] | None = None,
+    durable: bool = False,
+    check: Callable[[], None] | None = None,
+    dir_fd: int | None = None,
+) -> None:
+    """Write ``data`` to ``path`` whole or not at all, never through a symlink: every private file's writer.
+
+    The bytes go to a new file beside ``path`` (``O_EXCL|O_NOFOLLOW``, ``mode``
+    whatever the umask) that is then renamed over ``path``: a reader sees the
+    old file or the new one, and a symlink planted at ``path`` is replaced,
+    never followed. ``replace=False`` refuses an existing ``path``
+    (FileExistsError, a symlink included): the file is created in place with
+    ``O_EXCL`` and removed again if writing it fails. ``owner`` (uid, gid) is
+    kept where the user may give it; ``durable`` fsyncs the file and the
+    directory; ``check`` runs just before the rename and may raise to call it off.
+    With ``dir_fd``, ``path`` is a name in that open directory.
+    """
+    target = path if not replace else path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(target, _NEW_FILE, mode, dir_fd=dir_fd)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            if owner is not None:
+                with contextlib.suppress(PermissionError):  # only root may give a file away
+                    os.fchown(fd, *owner)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if check is not None:
+            check()
+        if replace:
+            os.replace(target, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target, dir_fd=dir_fd)
+        raise
+    if durable:
+        sync_dir(path.parent, dir_fd)
+
+
+def sync_dir(directory: Path, dir_fd: int | None = None) -> None:
+    """Make a rename or a new name in ``directory`` (relative to ``dir_fd``) durable (best effort)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

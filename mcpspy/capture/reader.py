@@ -60,13 +60,18 @@ class CaptureReader:
     """Incremental reader of one capture file."""
 
     def __init__(
-        self, path: str | os.PathLike[str], keep: int = KEEP, max_line: int = MAX_RECORD_LINE
+        self,
+        path: str | os.PathLike[str],
+        keep: int = KEEP,
+        max_line: int = MAX_RECORD_LINE,
+        fd: int | None = None,
     ) -> None:
+        """``fd``: read that (a pipe: the sink process's feed) instead of opening ``path``, its name."""
         self.path = Path(path)
         self._keep = keep  # what is kept of a streamed line (``capture.pieces``)
         self.header: Header | None = None
         self.problems: list[str] = []  # unreadable lines, each said once
-        self._fd = open_capture_file(self.path)
+        self._fd = open_capture_file(self.path) if fd is None else fd
         self._max_line = max_line
         self._held: list[bytes] = []  # the start of a record line whose newline is not read yet
         self._held_size = 0
@@ -107,6 +112,12 @@ class CaptureReader:
             if budget is not None:
                 budget -= len(chunk)
             self._take(chunk, records)
+        return records
+
+    def feed(self, chunk: bytes) -> list[Record]:
+        """The records ``chunk`` completes, for a caller that reads the bytes itself (a pipe)."""
+        records: list[Record] = []
+        self._take(chunk, records)
         return records
 
     @property

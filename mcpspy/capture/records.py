@@ -126,7 +126,7 @@ class LineBatch:
 Recorded = LineBatch | LifecycleRecord | LinePart
 
 
-def as_records(recorded: Sequence[Recorded]) -> list[Record]:
+def as_records(recorded: Sequence[Recorded | Record]) -> list[Record]:
     """The records a view analyses: parts are left out (a streamed line comes whole, as its edges)."""
     out: list[Record] = []
     for item in recorded:

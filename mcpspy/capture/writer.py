@@ -6,6 +6,11 @@ of the encoded pieces, no joined copy). Credentials are redacted as the line
 records are encoded (``capture.redact``), so they never reach the disk. When
 a write fails (an unwritable directory, a full disk) the writer says so once,
 through ``on_failure``, and from then on drops records: forwarding goes on.
+
+A ``tee`` (the proxy's sink process, ``proxy.sink_process``) is handed the
+same encoded bytes, header first, after each write: whatever reads the
+capture live reads exactly what was stored, redacted, even when the file
+cannot be written.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor, Str
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
 MAX_PARTS = 512  # pieces per writev, under every system's IOV_MAX
 
+#: Takes a run of encoded records (whole records, or pieces of one long record), never blocks.
+Tee = Callable[[Sequence[bytes | memoryview]], None]
+
 
 class CaptureWriter:
     def __init__(
@@ -29,8 +37,10 @@ class CaptureWriter:
         path: Path,
         on_failure: Callable[[str], None],
         redaction: RedactionPolicy = DEFAULT_POLICY,
+        tee: Tee | None = None,
     ) -> None:
         self.path = path
+        self.tee = tee
         self.redaction = redaction
         self._redactor = Redactor(redaction.keys) if redaction.enabled else None
         self._streamed = StreamedRedaction(self._redactor) if self._redactor is not None else None
@@ -56,9 +66,9 @@ class CaptureWriter:
                     os.close(dir_fd)
             else:
                 self._fd = open_capture(self.path, overwrite)
-            self._write_all(encode_header(header, self.redaction.header()))
         except OSError as exc:
             self._fail(exc)
+        self._out([encode_header(header, self.redaction.header())])
 
     def write_line(self, seq: int, t: float, stream: Stream, line: bytes) -> None:
         """Append one line record (the proxy's common case)."""
@@ -70,28 +80,22 @@ class CaptureWriter:
 
     def write_recorded(self, recorded: Sequence[Recorded]) -> None:
         """Append what the recorder drained: one write for a few records, a few for a long line."""
-        if self._fd < 0 or not recorded:
+        if (self._fd < 0 and self.tee is None) or not recorded:
             return
         if len(recorded) == 1 and type(item := recorded[0]) is LineBatch and type(item.lines[0]) is bytes:
-            try:
-                # the common case: the short lines of one chunk
-                self._write_all(item.encoded or encode_lines(item, self._redactor))
-            except OSError as exc:
-                self._fail(exc)
+            # the common case: the short lines of one chunk
+            self._out([item.encoded or encode_lines(item, self._redactor)])
             return
         parts: list[bytes | memoryview] = []
         size = 0
-        try:
-            for part in encode_recorded(recorded, self._redactor, self._streamed):
-                parts.append(part)
-                size += len(part)
-                if size >= WRITE_AT or len(parts) >= MAX_PARTS:
-                    self._writev(parts)
-                    parts, size = [], 0
-            if parts:
-                self._writev(parts)
-        except OSError as exc:
-            self._fail(exc)
+        for part in encode_recorded(recorded, self._redactor, self._streamed):
+            parts.append(part)
+            size += len(part)
+            if size >= WRITE_AT or len(parts) >= MAX_PARTS:
+                self._out(parts)
+                parts, size = [], 0
+        if parts:
+            self._out(parts)
 
     def encode_ahead(self, recorded: Sequence[Recorded]) -> int:
         """Encode the batches of short lines now, on the caller's thread; the writer then only writes.
@@ -100,7 +104,7 @@ class CaptureWriter:
         while a later round trip waits for it (BENCHMARKS.md, the capture writer's p99). Returns
         the bytes encoded, which the buffer holds besides the lines (``capture.admission``).
         """
-        if self._fd < 0:
+        if self._fd < 0 and self.tee is None:
             return 0
         redactor, encoded = self._redactor, 0
         for item in recorded:
@@ -116,6 +120,16 @@ class CaptureWriter:
             except OSError:
                 pass
             self._fd = -1
+
+    def _out(self, parts: list[bytes | memoryview]) -> None:
+        """Write the pieces to the file while it works, then hand them to the tee."""
+        if self._fd >= 0:
+            try:
+                self._writev(parts)
+            except OSError as exc:
+                self._fail(exc)
+        if self.tee is not None:
+            self.tee(parts)
 
     def _write_all(self, data: bytes | memoryview) -> None:
         written = os.write(self._fd, data)  # the common case: one write takes it all

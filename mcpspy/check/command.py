@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
+from mcpspy.exit_codes import EXIT_FINDINGS, fail
 from mcpspy.options import add_home_option
-from mcpspy.terminal import visible_line
+from mcpspy.render.lazy import imported
 
 if TYPE_CHECKING:
     from mcpspy.check.model import CheckRun
@@ -126,50 +126,41 @@ def run(args: argparse.Namespace) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        return _fail("no server command: give it after --, as in `mcpspy check -- node server.js`")
+        return fail(PROG, "no server command: give it after --, as in `mcpspy check -- node server.js`")
     eras = (Era.MODERN, Era.LEGACY) if args.era == "both" else (Era(args.era),)
     home = Path(args.home).expanduser() if args.home else default_sessions_dir()
     options = Options(timeout=args.timeout, explicit=args.era != "both", calls=tuple(args.call))
     try:
         result = run_check(Plan(tuple(command), eras, options, home))
     except CheckError as exc:
-        return _fail(str(exc))
+        return fail(PROG, str(exc))
     except OSError as exc:
-        return _fail(f"{exc.filename or home}: {exc.strerror or exc}")
+        return fail(PROG, f"{exc.filename or home}: {exc.strerror or exc}")
     outputs = [(args.format, args.out), *args.also]
     if args.badge is not None:
         outputs.append(("badge", args.badge))
     for name, out in outputs:
         try:
-            _emit(FORMATS[name]()(result), out)
+            _emit(FORMATS[name](result), out)
         except OSError as exc:
-            return _fail(f"cannot write {out}: {exc.strerror or exc}")
+            return fail(PROG, f"cannot write {out}: {exc.strerror or exc}")
     if not any(era.answered for era in result.eras):
         eras_text = " or ".join(era.era.value for era in result.eras)
-        return _fail(f"the server never answered a request ({eras_text}); see the report and its captures")
+        return fail(
+            PROG, f"the server never answered a request ({eras_text}); see the report and its captures"
+        )
     threshold = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}[args.fail_on]
     return EXIT_FINDINGS if result.failed(threshold) else 0
 
 
-def _renderer(module: str, name: str) -> Callable[[], Callable[[CheckRun], str]]:
-    """Import a format's module only when it is used."""
-
-    def load() -> Callable[[CheckRun], str]:
-        import importlib
-
-        render: Callable[[CheckRun], str] = getattr(importlib.import_module(module), name)
-        return render
-
-    return load
-
-
-FORMATS: dict[str, Callable[[], Callable[[CheckRun], str]]] = {
-    "text": _renderer("mcpspy.check.text", "render_check_text"),
-    "json": _renderer("mcpspy.check.json_", "render_check_json"),
-    "junit": _renderer("mcpspy.export.junit", "render_check_junit"),
-    "sarif": _renderer("mcpspy.export.sarif", "render_check_sarif"),
-    "html": _renderer("mcpspy.check.html", "render_check_html"),
-    "badge": _renderer("mcpspy.check.badge", "render_check_badge"),
+#: Each form of a check's report: a function from the run to the document, its module imported when used.
+FORMATS: dict[str, Callable[[CheckRun], str]] = {
+    "text": imported("mcpspy.check.text", "render_check_text"),
+    "json": imported("mcpspy.check.json_", "render_check_json"),
+    "junit": imported("mcpspy.check.junit", "render_check_junit"),
+    "sarif": imported("mcpspy.check.sarif", "render_check_sarif"),
+    "html": imported("mcpspy.check.html", "render_check_html"),
+    "badge": imported("mcpspy.check.badge", "render_check_badge"),
 }
 
 
@@ -179,8 +170,3 @@ def _emit(text: str, out: str | None) -> None:
         sys.stdout.flush()
         return
     Path(out).expanduser().write_text(text, encoding="utf-8")
-
-
-def _fail(message: str) -> int:
-    print(f"{PROG}: {visible_line(message)}", file=sys.stderr)
-    return EXIT_UNREADABLE

@@ -12,7 +12,8 @@ from typing import Any
 from mcpspy.analysis.model import Severity
 from mcpspy.check.model import Problem
 from mcpspy.check.script import STARTUP_FACTOR, Script, Sent
-from mcpspy.check.shapes import CAPABILITY, LISTS, call_problems, names, page_problems, shown
+from mcpspy.check.shapes import CAPABILITY, LISTS, call_problems, names, page_problems
+from mcpspy.jsonutil.quote import shown
 
 MAX_PAGES = 5
 LIST_CHECKS = tuple(f"list.{kind}" for kind in LISTS)

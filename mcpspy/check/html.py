@@ -13,7 +13,7 @@ from html import escape
 
 from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
-from mcpspy.export.html_assets import STYLE, content_security_policy
+from mcpspy.render.html_assets import STYLE, content_security_policy
 from mcpspy.terminal import visible, visible_line
 
 QUOTE = 400  # characters of a quoted line

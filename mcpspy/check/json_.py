@@ -28,7 +28,7 @@ from mcpspy import __version__
 from mcpspy.check.catalogue import CHECKS, verdict_fix
 from mcpspy.check.model import CheckRun, EraRun, Status, Verdict
 from mcpspy.json_text import terminal_safe_json
-from mcpspy.report.json_ import report_object
+from mcpspy.model.report import report_object
 
 CHECK_VERSION = 1
 

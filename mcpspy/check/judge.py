@@ -19,7 +19,7 @@ from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
 from mcpspy.check.model import EraRun, Evidence, Problem, Status, Verdict
 from mcpspy.check.script import Script
-from mcpspy.report.summary import build_summary
+from mcpspy.model.summary import build_summary
 
 E, W = Severity.ERROR, Severity.WARNING
 #: Findings about a request that are its receiver's doing: the server's when the request is the client's.

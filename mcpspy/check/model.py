@@ -17,7 +17,7 @@ from mcpspy.analysis.model import Finding, Severity
 from mcpspy.capture.records import Stream
 
 if TYPE_CHECKING:  # the analysis is imported once the servers have been started
-    from mcpspy.report.summary import Summary
+    from mcpspy.model.summary import Summary
 
 
 class Status(enum.Enum):

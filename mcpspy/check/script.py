@@ -20,7 +20,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.records import Stream
 from mcpspy.check.client import Driver, Received
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
-from mcpspy.check.shapes import shown
+from mcpspy.jsonutil.quote import shown
 
 E, W = Severity.ERROR, Severity.WARNING
 CLIENT_INFO = {"name": "mcpspy-check", "version": __version__}

@@ -18,7 +18,7 @@ from mcpspy.check.client import Driver
 from mcpspy.check.features import LIST_CHECKS, call_tools, check_lists
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Options, Script
-from mcpspy.check.shapes import shown, shown_text
+from mcpspy.jsonutil.quote import SHOWN, cut, shown
 
 E, W = Severity.ERROR, Severity.WARNING
 ASKED = "2025-11-25"
@@ -117,7 +117,7 @@ class LegacyScript(Script):
                 )
             chose = "as asked" if version == ASKED else f"(asked for {ASKED})"
             declared = ", ".join(sorted(capabilities)) or "none"
-            verdict.message = f"protocol {shown(version)} {chose}; capabilities: {shown_text(declared)}"
+            verdict.message = f"protocol {shown(version)} {chose}; capabilities: {cut(declared, SHOWN)}"
             return capabilities
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Evidence, named: bool) -> None:

@@ -13,7 +13,8 @@ from mcpspy.analysis.model import Severity
 from mcpspy.check.features import LIST_CHECKS, cache_text, call_tools, check_lists
 from mcpspy.check.model import Era, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
-from mcpspy.check.shapes import cache_problems, result_type_problems, shown, shown_text
+from mcpspy.check.shapes import cache_problems, result_type_problems
+from mcpspy.jsonutil.quote import SHOWN, cut, shown
 
 E, W = Severity.ERROR, Severity.WARNING
 VERSION = "2026-07-28"
@@ -118,7 +119,7 @@ class ModernScript(Script):
             verdict.problems += [Problem(sev, text, sent.reply.evidence) for sev, text in problems]
             declared = ", ".join(sorted(capabilities)) or "none"
             verdict.message = (
-                f"supports {shown(versions)}; capabilities: {shown_text(declared)}{cache_text(result)}"
+                f"supports {shown(versions)}; capabilities: {cut(declared, SHOWN)}{cache_text(result)}"
             )
             return capabilities
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.model import Severity
+from mcpspy.jsonutil.quote import SHOWN, cut, shown
 
 E, W = Severity.ERROR, Severity.WARNING
 Problems = list[tuple[Severity, str]]
@@ -30,16 +31,6 @@ CAPABILITY = {
     "resource-templates": "resources",
 }
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
-SHOWN = 60  # characters of a server's value quoted in a sentence
-
-
-def shown(value: Any) -> str:
-    """A server's value in a sentence: its repr, cut short (a 10,000-character name stays readable)."""
-    return shown_text(repr(value))
-
-
-def shown_text(text: str) -> str:
-    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
 def cache_problems(result: dict[str, Any], what: str) -> Problems:
@@ -151,7 +142,7 @@ def call_problems(result: Any, modern: bool) -> Problems:
 
 def names(items: list[Any], limit: int = 5) -> str:
     listed = [
-        shown_text(str(i.get("name") or i.get("uri") or "?")) for i in items[:limit] if isinstance(i, dict)
+        cut(str(i.get("name") or i.get("uri") or "?"), SHOWN) for i in items[:limit] if isinstance(i, dict)
     ]
     more = f", +{len(items) - limit}" if len(items) > limit else ""
     return ", ".join(listed) + more

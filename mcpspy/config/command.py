@@ -25,6 +25,7 @@ from mcpspy.config.places import (
 from mcpspy.config.safefile import ConfigChanged, LockTimeout, create_backup, locked, real_path, replace
 from mcpspy.config.self_path import running_mcpspy
 from mcpspy.config.wrap import ConfigError, codex_snippet, is_wrapped, unwrap_text, wrap_text
+from mcpspy.exit_codes import fail
 from mcpspy.terminal import visible, visible_line
 
 ATTEMPTS = 5  # reads of a config that keeps changing under us before giving up
@@ -36,6 +37,9 @@ class Found:
 
     config: ConfigFile
     entries: dict[str, Any]
+
+
+PROG = "mcpspy"
 
 
 def _gather(args: argparse.Namespace) -> tuple[list[Found], list[str]]:
@@ -77,11 +81,6 @@ def _diff(path: Path, old: str, new: str) -> str:
         old.splitlines(keepends=True), new.splitlines(keepends=True), str(path), str(path)
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _error(message: str) -> int:
-    print(f"mcpspy: {visible_line(message)}", file=sys.stderr)
-    return 2
 
 
 def _write_config_text(text: str) -> None:
@@ -133,7 +132,7 @@ def _codex(name: str, proxy: str) -> int:
     path = codex_path()
     entry = codex_servers(path).get(name) if os.path.lexists(path) else None
     if not isinstance(entry, dict):
-        return _error(f"no [mcp_servers.{name}] in {path}")
+        return fail(PROG, f"no [mcp_servers.{name}] in {path}")
     if is_wrapped(entry, proxy):
         print(visible_line(f"{name} in {path} already runs through mcpspy"), file=sys.stderr)
         return 0
@@ -172,7 +171,7 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
     if wrapping and args.list:
         return _list(args)
     if not args.name:
-        return _error(f"give the server entry's name: mcpspy {'wrap' if wrapping else 'unwrap'} NAME")
+        return fail(PROG, f"give the server entry's name: mcpspy {'wrap' if wrapping else 'unwrap'} NAME")
     proxy = _proxy(args) if wrapping else args.proxy_command
     if wrapping and args.codex:
         return _codex(args.name, proxy)
@@ -181,7 +180,7 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
         return (
             _codex(args.name, proxy)
             if wrapping
-            else _error(f"{args.name!r} is in {codex_path()}: edit it by hand")
+            else fail(PROG, f"{args.name!r} is in {codex_path()}: edit it by hand")
         )
     real = real_path(target.path)
     if args.dry_run:
@@ -273,9 +272,9 @@ def _guarded(args: argparse.Namespace, wrapping: bool) -> int:
     try:
         return _run(args, wrapping)
     except ConfigError as exc:
-        return _error(str(exc))
+        return fail(PROG, str(exc))
     except OSError as exc:
-        return _error(f"{exc.filename or 'config'}: {exc.strerror or exc}")
+        return fail(PROG, f"{exc.filename or 'config'}: {exc.strerror or exc}")
 
 
 def run_wrap(args: argparse.Namespace) -> int:

@@ -18,15 +18,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcpspy.capture.private import write_private_atomic
+
 LOCK_SUFFIX = ".mcpspy-lock"
 LOCK_WAIT = 30.0  # seconds to wait for another mcpspy editing the same file
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class ConfigChanged(Exception):
@@ -105,55 +105,21 @@ def replace(path: Path, text: str, read: Snapshot) -> None:
 
     Raises ConfigChanged when the file is no longer the version ``read``.
     """
-    if _version(os.stat(path)) != read.version:
-        raise ConfigChanged(str(path))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".mcpspy-tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-            f.flush()
-            os.fchmod(f.fileno(), read.mode)
-            with contextlib.suppress(PermissionError):  # only root may give a file away
-                os.fchown(f.fileno(), read.uid, read.gid)
-            os.fsync(f.fileno())
+
+    def unchanged() -> None:
         if _version(os.stat(path)) != read.version:
             raise ConfigChanged(str(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    _sync_dir(path.parent)
+
+    unchanged()
+    write_private_atomic(
+        path, text.encode("utf-8"), mode=read.mode, owner=(read.uid, read.gid), durable=True, check=unchanged
+    )
 
 
 def create_backup(path: Path, text: str, mode: int) -> bool:
     """Write ``text`` to ``path`` unless something is there already; whether it was written."""
     try:
-        fd = os.open(path, _NEW, mode & 0o666)
+        write_private_atomic(path, text.encode("utf-8"), replace=False, mode=mode & 0o666, durable=True)
     except FileExistsError:
         return False
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        raise
-    _sync_dir(path.parent)
     return True
-
-
-def _sync_dir(directory: Path) -> None:
-    """Make a rename or a new name in ``directory`` durable (best effort)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -13,91 +13,34 @@ from __future__ import annotations
 import json
 import json.decoder
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.config.jsonc import blank, blank_comments
+from mcpspy.jsonutil import span
+from mcpspy.jsonutil.span import Member
 
 PROXY = "mcpspy"  # the bare name older versions wrote; recognised by its base name
-scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _WS = " \t\r\n"
-_SCALAR = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?|true|false|null")
 
 
 class ConfigError(Exception):
     """A config we cannot or must not change; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One ``"key": value`` of a JSON object, as offsets into the text."""
-
-    key: str
-    key_start: int
-    key_end: int
-    value_start: int
-    value_end: int
-
-
-def _skip_ws(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WS:
-        i += 1
-    return i
-
-
-def _value_end(text: str, i: int) -> int:
-    """Where the JSON value starting at ``i`` ends (the text is known to be valid)."""
-    c = text[i]
-    if c == '"':
-        return int(scanstring(text, i + 1)[1])
-    if c in "{[":
-        depth = 0
-        while True:
-            c = text[i]
-            if c == '"':
-                i = int(scanstring(text, i + 1)[1])
-                continue
-            if c in "{[":
-                depth += 1
-            elif c in "}]":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
-    match = _SCALAR.match(text, i)
-    if match is None:
-        raise ConfigError(f"unexpected character at offset {i}")
-    return match.end()
-
-
 def members(text: str, start: int) -> list[Member]:
-    """The members of the object whose ``{`` is at ``start``."""
-    out: list[Member] = []
-    i = _skip_ws(text, start + 1)
-    while text[i] != "}":
-        key, key_end = scanstring(text, i + 1)
-        colon = _skip_ws(text, key_end)
-        value_start = _skip_ws(text, colon + 1)
-        value_end = _value_end(text, value_start)
-        out.append(Member(key, i, key_end, value_start, value_end))
-        i = _skip_ws(text, value_end)
-        if text[i] == ",":
-            i = _skip_ws(text, i + 1)
-    return out
+    """The members of the object whose ``{`` is at ``start`` (blanked text: valid JSON)."""
+    found = span.members(text, start)
+    if found is None:
+        raise ConfigError(f"unexpected text in the object at offset {start}")
+    return found
 
 
 def items(text: str, start: int) -> list[tuple[int, int]]:
     """The (start, end) spans of the elements of the array whose ``[`` is at ``start``."""
-    out: list[tuple[int, int]] = []
-    i = _skip_ws(text, start + 1)
-    while text[i] != "]":
-        end = _value_end(text, i)
-        out.append((i, end))
-        i = _skip_ws(text, end)
-        if text[i] == ",":
-            i = _skip_ws(text, i + 1)
-    return out
+    found = span.items(text, start)
+    if found is None:
+        raise ConfigError(f"unexpected text in the array at offset {start}")
+    return found
 
 
 def parse(text: str) -> Any:
@@ -117,7 +60,7 @@ def _find(text: str, start: int, key: str) -> Member | None:
 
 def servers_span(text: str, key_path: tuple[str, ...]) -> int | None:
     """Offset of the ``{`` of the servers object at ``key_path`` in blanked text, or None."""
-    pos = _skip_ws(text, 0)
+    pos = span.skip_whitespace(text, 0)
     for key in key_path:
         if text[pos] != "{":
             return None
@@ -258,7 +201,7 @@ def _cut_head(text: str, clean: str, args: Member, count: int) -> tuple[int, int
         return (elements[0][0], elements[count][0], "")
     end = elements[-1][1]
     commas = blank_comments(text[end : args.value_end])
-    after = _skip_ws(commas, 0)
+    after = span.skip_whitespace(commas, 0)
     if commas[after] == ",":  # a trailing comma (blank in ``clean``) would be left alone in the array
         end += after + 1
     return (elements[0][0], end, "")

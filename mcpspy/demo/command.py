@@ -19,9 +19,8 @@ from pathlib import Path
 from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
-from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
+from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE, fail
 from mcpspy.options import add_home_option
-from mcpspy.terminal import visible_line
 from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 
@@ -81,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = capture_path(args.home)
     except (CaptureRefused, OSError) as exc:
-        print(f"mcpspy demo: {visible_line(str(exc))}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return fail("mcpspy demo", str(exc))
     where = ["--capture", str(path)]
     if not args.no_tui:
         return _open_tui(path)

@@ -2,6 +2,5 @@
 
 ``surface`` reads a capture's tools, prompts, resources, templates, server
 info and capabilities; ``compare`` and ``schema`` say what drifted between two
-surfaces; ``jsonpath`` and ``structural`` are the JSON tools that ``mcpspy
-replay`` shares. All pure but ``command``.
+surfaces (with the JSON tools of ``mcpspy.jsonutil``). All pure but ``command``.
 """

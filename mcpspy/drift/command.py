@@ -8,17 +8,18 @@ sessions directories. Exit 0 no drift, 1 drift, 2 could not read.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 import orjson
 
 from mcpspy.capture.format import CaptureFormatError
+from mcpspy.capture.private import write_private_atomic
 from mcpspy.capture.sessions import SessionInfo, find_session, read_session_checked, search_dirs
 from mcpspy.drift.compare import compare_surfaces
 from mcpspy.drift.report import json_report, text_report
 from mcpspy.drift.surface import Surface, extract_surface
+from mcpspy.exit_codes import fail
 from mcpspy.options import add_home_option
 from mcpspy.replay_policy import analyze_capture
 from mcpspy.terminal import visible_line
@@ -58,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except Unreadable as exc:
-        os.write(2, f"mcpspy diff: {visible_line(str(exc))}\n".encode())
-        return 2
+        return fail("mcpspy diff", str(exc))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -124,14 +124,7 @@ def load_baseline(path: Path) -> Surface:
 def write_baseline(path: Path, content: dict[str, object]) -> None:
     """Written whole or not at all, never through a symlink (it may hold a server's secrets too)."""
     data = orjson.dumps(content, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        write_private_atomic(path, data)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise Unreadable(f"cannot write the baseline {path}: {exc.strerror}") from None

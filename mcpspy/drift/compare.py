@@ -21,10 +21,10 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from mcpspy.drift.jsonpath import JsonPath
 from mcpspy.drift.schema import SchemaChange, Verdict, schema_changes
-from mcpspy.drift.structural import MISSING, Change, diff, json_equal
 from mcpspy.drift.surface import LISTINGS, Surface
+from mcpspy.jsonutil.paths import JsonPath
+from mcpspy.jsonutil.structural import MISSING, Change, diff, json_equal
 
 
 class DriftKind(enum.Enum):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import orjson
 
 from mcpspy.drift.compare import Drift, DriftKind, SurfaceComparison
-from mcpspy.drift.jsonpath import render_path
-from mcpspy.drift.structural import MISSING
-from mcpspy.playback.replay_report import json_safe, show_value
+from mcpspy.jsonutil.paths import render_path
+from mcpspy.jsonutil.quote import json_safe, show_value
+from mcpspy.jsonutil.structural import MISSING
 from mcpspy.terminal import visible_line
 
 REPORT_VERSION = 1

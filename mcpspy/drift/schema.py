@@ -30,8 +30,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from mcpspy.drift.jsonpath import JsonPath
-from mcpspy.drift.structural import MISSING, canonical, json_equal
+from mcpspy.jsonutil.paths import JsonPath
+from mcpspy.jsonutil.structural import MISSING, canonical, json_equal
 
 MAX_DEPTH = 64  # below this, a difference is reported as one "changed" at that place
 

@@ -24,7 +24,7 @@ from typing import Any
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import ExchangeState
 from mcpspy.capture.records import Stream
-from mcpspy.drift.structural import canonical
+from mcpspy.jsonutil.structural import canonical
 
 BASELINE_VERSION = 1
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"

@@ -1,5 +1,6 @@
-"""Exports of a capture: HTML and HAR for people, OTLP for tracing stacks, JUnit and SARIF for CI.
+"""OpenTelemetry: the live exporter of the proxy (``otlp_live``) and a finished session as OTLP (``otlp``).
 
-Each renders a recorded session from a report ``Summary`` (``mcpspy report --format``);
-JUnit and SARIF also render a check (``render_check_junit(run)``, ``render_check_sarif(run)``).
+``spans`` says what a span holds, ``otel`` checks the SDK and the endpoint,
+``counted`` counts what the SDK's exporters drop. The report's other formats
+live in report/, a check's in check/.
 """

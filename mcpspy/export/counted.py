@@ -1,5 +1,9 @@
 """Exporters that count what reached the collector, and give up at a deadline (for a quick exit).
 
+Each export also has an overall deadline (``Deadline``): the SDK's timeout is
+per read, so a collector that trickles its answer (a byte a second) would
+hold an export, and the processor's shutdown at exit, for as long as it likes.
+
 The SDK's batch processors drop silently when their queue is full and log
 failures; these wrappers keep the numbers mcpspy reports in its one warning.
 This module imports the SDK: import it only after ``otel.require_sdk()``.
@@ -11,8 +15,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from opentelemetry.sdk._logs import ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
@@ -20,6 +24,32 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 OS_ERROR = re.compile(r"\[Errno \d+\] [^'\")\]]+")
+Result = TypeVar("Result")
+
+
+class Deadline:
+    """Runs one export at a time on a thread of its own and waits for it at most ``seconds``.
+
+    An export still running then is left to finish on its thread (the process's end takes it
+    with it); until it has, the next exports fail at once rather than pile up behind it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._stuck: threading.Thread | None = None
+
+    def run(self, export: Callable[[], Result]) -> Result | None:
+        """``export()``'s result, or None when it did not return in time (or one before it still runs)."""
+        if self._stuck is not None and self._stuck.is_alive():
+            return None
+        result: list[Result] = []
+        thread = threading.Thread(target=lambda: result.append(export()), name="mcpspy-export", daemon=True)
+        thread.start()
+        thread.join(self.seconds)
+        if thread.is_alive():
+            self._stuck = thread
+            return None
+        return result[0] if result else None
 
 
 class Tally(logging.Handler):
@@ -52,15 +82,19 @@ class Tally(logging.Handler):
 
 
 class CountedSpanExporter(SpanExporter):
-    def __init__(self, inner: Any, tally: Tally) -> None:
+    def __init__(self, inner: Any, tally: Tally, deadline: Deadline) -> None:
         self.inner = inner
         self.tally = tally
+        self.deadline = deadline
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if self.tally.given_up():
             self.tally.count(failed=len(spans))
             return SpanExportResult.FAILURE
-        result: SpanExportResult = self.inner.export(spans)
+        result = self.deadline.run(lambda: self.inner.export(spans))
+        if result is None:
+            self.tally.reason = f"no answer within {self.deadline.seconds:g} s"
+            result = SpanExportResult.FAILURE
         ok = result is SpanExportResult.SUCCESS
         self.tally.count(sent=len(spans) if ok else 0, failed=0 if ok else len(spans))
         return result
@@ -73,15 +107,16 @@ class CountedSpanExporter(SpanExporter):
 
 
 class CountedLogExporter(LogRecordExporter):
-    def __init__(self, inner: Any, tally: Tally) -> None:
+    def __init__(self, inner: Any, tally: Tally, deadline: Deadline) -> None:
         self.inner = inner
         self.tally = tally
+        self.deadline = deadline
 
     def export(self, batch: Sequence[ReadableLogRecord]) -> LogRecordExportResult:
         if self.tally.given_up():
             self.tally.count(failed=len(batch))
             return LogRecordExportResult.FAILURE
-        result: LogRecordExportResult = self.inner.export(batch)
+        result = self.deadline.run(lambda: self.inner.export(batch)) or LogRecordExportResult.FAILURE
         ok = result is LogRecordExportResult.SUCCESS
         self.tally.count(sent=len(batch) if ok else 0, failed=0 if ok else len(batch))
         return result

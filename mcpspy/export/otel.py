@@ -8,11 +8,17 @@ line the user sees.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
+from typing import Any
 from urllib.parse import urlsplit
 
 EXTRA_HINT = "the OTLP export needs the otel extra: pip install 'mcpspy[otel]'"
 SIGNAL_PATHS = {"traces": "/v1/traces", "logs": "/v1/logs"}
+#: Bytes of a collector's answer read: an OTLP answer is a few bytes (a partial-success note at
+#: most); past it the connection is closed, so a collector that floods costs this much, not its body.
+ANSWER_LIMIT = 1 << 20
+ANSWER_PIECE = 1 << 16
 
 
 class MissingExtra(ImportError):
@@ -35,6 +41,44 @@ def require_sdk() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in quiet.handlers):
         quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
+
+
+def usable_endpoint(endpoint: str | None) -> str | None:
+    """Why the export cannot run (a bad URL, the extra missing), or None; without importing the SDK."""
+    if (problem := check_endpoint(endpoint)) is not None:
+        return problem
+    for module in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except ImportError:  # a parent package is missing
+            found = False
+        if not found:
+            return f"{EXTRA_HINT} ({module} is missing)"
+    return None
+
+
+def bounded_session() -> Any:
+    """A ``requests`` session for the OTLP exporters that reads at most ``ANSWER_LIMIT`` of an answer."""
+    import requests
+
+    session = requests.Session()
+    session.hooks["response"].append(_read_bounded)
+    return session
+
+
+def _read_bounded(response: Any, *args: Any, **kwargs: Any) -> Any:
+    """The answer's body, up to the bound, before ``requests`` would read all of it (a response hook)."""
+    body = bytearray()
+    try:
+        while len(body) <= ANSWER_LIMIT and (piece := response.raw.read(ANSWER_PIECE, decode_content=True)):
+            body += piece
+    except Exception:
+        pass  # what came is what there is: the exporter judges by the status code
+    if len(body) > ANSWER_LIMIT:
+        response.raw.close()  # the rest is never read
+    response._content = bytes(body[:ANSWER_LIMIT])
+    response._content_consumed = True
+    return response
 
 
 def signal_url(endpoint: str | None, signal: str) -> str | None:

@@ -22,15 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcpspy.export.exchanges import reply_or_end, server_info
-from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
-from mcpspy.report.summary import Summary
+from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
+from mcpspy.model.exchanges import reply_or_end, server_info
+from mcpspy.model.summary import Summary
 
 if TYPE_CHECKING:
     from mcpspy.analysis.model import Finding
     from mcpspy.export.spans import SessionTracer
 
-SEND_TIMEOUT = 5.0  # seconds the exporter may spend (with its retries) on one request
+SEND_TIMEOUT = 5.0  # seconds the exporter may spend (with its retries) on one request, the SDK's: per read
+SEND_DEADLINE = SEND_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
 ID_FIELDS = frozenset({"traceId", "spanId", "parentSpanId"})
 
 
@@ -127,16 +128,29 @@ def send_report(summary: Summary, endpoint: str) -> str | None:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
 
+    from mcpspy.export.counted import Deadline
+
     reasons = _Reasons()
     exporter_log = logging.getLogger("opentelemetry.exporter")
     exporter_log.addHandler(reasons)
+    deadline = Deadline(SEND_DEADLINE)  # the SDK's timeout is per read: a trickling answer never trips it
     try:
-        span_exporter = OTLPSpanExporter(endpoint=signal_url(endpoint, "traces"), timeout=SEND_TIMEOUT)
+        span_exporter = OTLPSpanExporter(
+            endpoint=signal_url(endpoint, "traces"), timeout=SEND_TIMEOUT, session=bounded_session()
+        )
         target = getattr(span_exporter, "_endpoint", "the collector")
-        if span_exporter.export(spans) is not SpanExportResult.SUCCESS:
+        result = deadline.run(lambda: span_exporter.export(spans))
+        if result is None:
+            return (
+                f"OTLP export of {len(spans)} spans to {target} failed: no answer within {SEND_DEADLINE:g} s"
+            )
+        if result is not SpanExportResult.SUCCESS:
             return f"OTLP export of {len(spans)} spans to {target} failed: {last_reason(reasons)}"
         if logs:  # best effort: Jaeger and Langfuse take traces only, and refuse logs
-            OTLPLogExporter(endpoint=signal_url(endpoint, "logs"), timeout=SEND_TIMEOUT).export(logs)
+            log_exporter = OTLPLogExporter(
+                endpoint=signal_url(endpoint, "logs"), timeout=SEND_TIMEOUT, session=bounded_session()
+            )
+            deadline.run(lambda: log_exporter.export(logs))
     finally:
         exporter_log.removeHandler(reasons)
     return None

@@ -1,18 +1,19 @@
 """`mcpspy --otlp-endpoint URL -- CMD`: each exchange sent to a collector as it completes.
 
-A sink of the proxy, shaped like the --log sink: called on the recording
-thread with each batch of written records, it only queues them (a bounded
-queue, in records and bytes) and returns. Its own thread replays them
-through the one replay policy and makes the spans (spans.py); the SDK's
-batch processors send them over OTLP/HTTP from their threads.
+A sink of the proxy's sink process (``proxy.sink_child``), never of the
+proxy itself: called with each run of records the process read from the
+proxy's feed, it only queues them (a bounded queue, in records and bytes)
+and returns. Its own thread replays them through the one replay policy and
+makes the spans (spans.py); the SDK's batch processors send them over
+OTLP/HTTP from their threads.
 
-Forwarding never waits on any of it. When the collector is down or slow,
-or the queue is full, records and spans are dropped and counted, and
-``close()`` says so in one warning line (the exporter's own log lines are
-kept off stderr). Log records (stray and stderr lines) are best effort and
-not warned about: Jaeger and Langfuse take traces only. ``close()`` gives
-the collector a moment to take the last spans, none when it has already
-failed, then returns.
+When the collector is down or slow, or the queue is full, records and spans
+are dropped and counted (the analysis judges no pairing across records it
+missed), and ``close()`` says so in one warning line (the exporter's own log
+lines are kept off stderr). Log records (stray and stderr lines) are best
+effort and not warned about: Jaeger and Langfuse take traces only.
+``close(timeout)`` gives the collector up to ``timeout`` to take the last
+spans, none when it has already failed, then returns.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from mcpspy.analysis.model import (
     MessageSeen,
 )
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
-from mcpspy.export.exchanges import reply_or_end, server_info_of, stray_text
-from mcpspy.export.otel import check_endpoint, require_sdk, signal_url
+from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
+from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.replay_policy import Replay
 
 if TYPE_CHECKING:
@@ -47,12 +48,12 @@ MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past whi
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
-EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included
-FLUSH_WAIT = 2.0  # at close, how long a working collector has to take the last spans
-WORKER_WAIT = 2.0  # at close, how long the analysis thread has to finish its queue
-YIELD_EVERY = 32  # records analysed between two hand-overs of the GIL
+EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included (the SDK's: per read)
+EXPORT_DEADLINE = EXPORT_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
+CLOSE_WAIT = 4.0  # at close: the analysis thread's last records, then the collector's last spans
 
 Batch = Sequence[Recorded | Record]
+Queued = Batch | int | None  # records; an int where that many are missing; None: the end
 
 
 def batch_size(batch: Batch) -> tuple[int, int]:
@@ -77,7 +78,7 @@ class OtlpSink:
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Tally
+        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Deadline, Tally
 
         self.header = header
         self._warn = warn
@@ -85,15 +86,23 @@ class OtlpSink:
         self.tally: Tally = Tally()  # spans
         self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
         logging.getLogger("opentelemetry.exporter").addHandler(self.tally)
-        spans = OTLPSpanExporter(endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT)
-        logs = OTLPLogExporter(endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT)
+        spans = OTLPSpanExporter(
+            endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+        )
+        logs = OTLPLogExporter(
+            endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+        )
         self.target = str(getattr(spans, "_endpoint", endpoint or "the collector"))
         self._exporters = (spans, logs)
         self.span_processor = BatchSpanProcessor(
-            CountedSpanExporter(spans, self.tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+            CountedSpanExporter(spans, self.tally, Deadline(EXPORT_DEADLINE)),
+            max_queue_size=SPAN_QUEUE,
+            schedule_delay_millis=500,
         )
         self.log_processor = BatchLogRecordProcessor(
-            CountedLogExporter(logs, self.log_tally), max_queue_size=SPAN_QUEUE, schedule_delay_millis=500
+            CountedLogExporter(logs, self.log_tally, Deadline(EXPORT_DEADLINE)),
+            max_queue_size=SPAN_QUEUE,
+            schedule_delay_millis=500,
         )
         self.tracer: SessionTracer | None = None
         self.dropped_records = 0
@@ -102,7 +111,7 @@ class OtlpSink:
         self._held_findings: deque[Finding] = deque(maxlen=MAX_HELD)
         self._by_seq: dict[int, list[Finding]] = {}  # findings about pending exchanges' messages
         self._emitted: set[int] = set()  # request seqs whose span is made
-        self._queue: deque[Batch | None] = deque()
+        self._queue: deque[Queued] = deque()
         self._queued = (0, 0)
         self._ready = threading.Condition()
         self._failed: BaseException | None = None
@@ -117,10 +126,24 @@ class OtlpSink:
         with self._ready:
             queued_records, queued_bytes = self._queued
             if queued_records + records > MAX_QUEUED_RECORDS or queued_bytes + size > MAX_QUEUED_BYTES:
-                self.dropped_records += records
+                self._missing(records)
                 return
             self._queued = (queued_records + records, queued_bytes + size)
             self._queue.append(batch)
+            self._ready.notify()
+
+    def skipped(self, count: int) -> None:
+        """Records lost before they reached us (the proxy's feed dropped them): counted, and told in order."""
+        with self._ready:
+            self._missing(count)
+
+    def _missing(self, count: int) -> None:
+        """Under the lock: ``count`` records will never come; the analysis hears of it at their place."""
+        self.dropped_records += count
+        if self._queue and isinstance(self._queue[-1], int):
+            self._queue[-1] += count
+        else:
+            self._queue.append(count)
             self._ready.notify()
 
     # --- the analysis thread
@@ -132,6 +155,9 @@ class OtlpSink:
                     while not self._queue:
                         self._ready.wait()
                     batch = self._queue.popleft()
+                    if isinstance(batch, int):
+                        self.replay.analyzer.records_missing()
+                        continue
                     if batch is not None:
                         records, size = batch_size(batch)
                         self._queued = (self._queued[0] - records, self._queued[1] - size)
@@ -149,13 +175,11 @@ class OtlpSink:
             self._failed = exc
 
     def _feed(self, batch: Batch) -> None:
-        for done, record in enumerate(as_records(batch)):  # type: ignore[arg-type]  # Records pass as they are
+        for record in as_records(batch):
             events = self.replay.feed(record)
             if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
                 events += self.replay.conclude()
             self._handle(events)
-            if done % YIELD_EVERY == YIELD_EVERY - 1:
-                time.sleep(0)  # hand the GIL over: the proxy's threads need it back in well under 5 ms
 
     def _handle(self, events: list[AnalysisEvent]) -> None:
         updated = {id(e.exchange) for e in events if isinstance(e, ExchangeUpdated)}
@@ -227,27 +251,36 @@ class OtlpSink:
 
     # --- the end
 
-    def close(self) -> dict[str, int]:
-        """Finish the analysis, give a working collector FLUSH_WAIT to take the rest, say what was lost."""
-        self._stop_at = time.monotonic() + WORKER_WAIT
+    def close(self, timeout: float = CLOSE_WAIT) -> dict[str, int]:
+        """Finish the analysis, give a working collector the rest to take the last spans, say what was lost.
+
+        Never longer than ``timeout`` (half for the analysis, the rest for the collector): a
+        collector that trickles its answers holds nobody past it (its export is left running).
+        """
+        deadline = time.monotonic() + timeout
+        self._stop_at = time.monotonic() + timeout / 2
         with self._ready:
             self._queue.append(None)
             self._ready.notify()
-        self._thread.join(WORKER_WAIT + 1.0)
-        self.tally.give_up_at = time.monotonic() + (0.0 if self.tally.failed else FLUSH_WAIT)
+        self._thread.join(timeout / 2)
+        self.tally.give_up_at = time.monotonic() if self.tally.failed else deadline
         self.log_tally.give_up_at = self.tally.give_up_at
-        abort = threading.Timer(FLUSH_WAIT, self._abort_exports)
-        abort.daemon = True
-        abort.start()
-        try:
-            self.span_processor.shutdown()  # type: ignore[no-untyped-call]
-            self.log_processor.shutdown()  # type: ignore[no-untyped-call]
-        finally:
-            abort.cancel()
-            logging.getLogger("opentelemetry.exporter").removeHandler(self.tally)
+        flush = threading.Thread(target=self._shut_down, name="mcpspy-otlp-flush", daemon=True)
+        flush.start()
+        flush.join(max(0.0, deadline - time.monotonic()))
+        if flush.is_alive():
+            self._abort_exports()  # wakes an exporter waiting to retry; one stuck in a read is left
+        logging.getLogger("opentelemetry.exporter").removeHandler(self.tally)
         figures = self.figures()
         self._say_losses(figures)
         return figures
+
+    def _shut_down(self) -> None:
+        try:
+            self.span_processor.shutdown()  # type: ignore[no-untyped-call]
+            self.log_processor.shutdown()  # type: ignore[no-untyped-call]
+        except Exception:
+            pass  # counted: what was not sent shows in the figures
 
     def _abort_exports(self) -> None:
         for exporter in self._exporters:

@@ -39,7 +39,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from mcpspy import __version__
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message
 from mcpspy.capture.records import Header, Stream
-from mcpspy.export.exchanges import meta, outcome, parse_started, resource_uri, stray_text, target, text_field
+from mcpspy.model.exchanges import meta, outcome, parse_started, resource_uri, stray_text, target, text_field
 
 SESSION_SPAN = "mcpspy session"
 FINDING_EVENT = "mcpspy.finding"

@@ -17,8 +17,8 @@ from typing import Any
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState
 from mcpspy.capture.records import Stream
-from mcpspy.drift.jsonpath import PathSet
-from mcpspy.drift.structural import MISSING, Change, Difference, diff, prune
+from mcpspy.jsonutil.paths import PathSet
+from mcpspy.jsonutil.structural import MISSING, Change, Difference, diff, prune
 
 ALWAYS_IGNORED = ("$.id",)
 

@@ -28,7 +28,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from mcpspy.drift.structural import canonical
+from mcpspy.jsonutil.structural import canonical
 
 #: Methods whose params say who the client is, not what it asks: rule 2.
 SESSION_METHODS = frozenset({"initialize", "server/discover", "ping"})

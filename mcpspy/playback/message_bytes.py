@@ -19,11 +19,7 @@ from typing import Any
 
 import orjson
 
-_WHITESPACE = b" \t\r\n"
-# A JSON string, or one structural character: enough to skip any value at C speed.
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.DOTALL)
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR_END = re.compile(rb"[,}\]\s]")
+from mcpspy.jsonutil.span import member_span
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,71 +31,6 @@ class IdSplit:
 
     def with_id(self, new_id: Any) -> bytes:
         return self.before + orjson.dumps(new_id) + self.after
-
-
-def _skip_ws(raw: bytes, i: int) -> int:
-    while i < len(raw) and raw[i] in _WHITESPACE:
-        i += 1
-    return i
-
-
-def _value_end(raw: bytes, i: int) -> int:
-    """Where the JSON value starting at ``i`` ends; -1 when it does not."""
-    if i >= len(raw):
-        return -1
-    first = raw[i : i + 1]
-    if first == b'"':
-        string = _STRING.match(raw, i)
-        return -1 if string is None else string.end()
-    if first in (b"{", b"["):
-        depth = 0
-        for token in _TOKEN.finditer(raw, i):
-            t = token.group()
-            if t in (b"{", b"["):
-                depth += 1
-            elif t in (b"}", b"]"):
-                depth -= 1
-                if depth == 0:
-                    return token.end()
-        return -1
-    end = _SCALAR_END.search(raw, i)
-    return len(raw) if end is None else end.start()
-
-
-def member_span(raw: bytes, key: str, start: int = 0) -> tuple[int, int] | None:
-    """The byte span of the value of ``key`` in the JSON object at ``start`` (its last occurrence,
-    as a parser that keeps the last duplicate sees it); None when there is no such member or the
-    bytes are not an object this scanner can walk."""
-    i = _skip_ws(raw, start)
-    if raw[i : i + 1] != b"{":
-        return None
-    i += 1
-    found: tuple[int, int] | None = None
-    while True:
-        i = _skip_ws(raw, i)
-        if raw[i : i + 1] == b"}":
-            return found
-        name = _STRING.match(raw, i)
-        if name is None:
-            return None
-        try:
-            decoded = orjson.loads(name.group())
-        except orjson.JSONDecodeError:
-            return None
-        i = _skip_ws(raw, name.end())
-        if raw[i : i + 1] != b":":
-            return None
-        i = _skip_ws(raw, i + 1)
-        end = _value_end(raw, i)
-        if end <= i:
-            return None
-        if decoded == key:
-            found = (i, end)
-        i = _skip_ws(raw, end)
-        if raw[i : i + 1] == b",":
-            i += 1
-        elif raw[i : i + 1] != b"}":
-            return None
 
 
 #: ``"id": <a number or a string>`` followed by the end of the member: the usual places to look first.

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from mcpspy.capture.records import Stream
-from mcpspy.drift.structural import canonical
+from mcpspy.jsonutil.structural import canonical
 from mcpspy.playback.matching import ClientLine, Incoming, Matcher, read_client_line
 from mcpspy.playback.script import Anchor, Emission, RecordedRequest, Script
 from mcpspy.terminal import visible_line

@@ -24,7 +24,7 @@ from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Kind
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import LineRecord, Stream
-from mcpspy.drift.structural import canonical
+from mcpspy.jsonutil.structural import canonical
 from mcpspy.playback.matching import Incoming, read_client_line
 from mcpspy.playback.message_bytes import IdSplit, split_at_id
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, server_name, session_file_name
-from mcpspy.drift.jsonpath import PatternError
+from mcpspy.exit_codes import fail
+from mcpspy.jsonutil.paths import PatternError
 from mcpspy.options import seconds
 from mcpspy.playback.compare import DEFAULT_IGNORED, compare_replies, ignored_paths
 from mcpspy.playback.plan import ServerWatch, Step, plan_steps
 from mcpspy.playback.replay_report import json_report, text_report
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.terminal import visible_line
 
 READ_SIZE = 1 << 16
 EXIT_WAIT = 30.0  # after stdin closes: the proxy's own grace (5 s) and its kill, with room to spare
@@ -133,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             raise CouldNotRun(f"could not start {command[0]}: {_start_error(new_capture.records)}")
     except (CouldNotRun, PatternError) as exc:
-        os.write(2, f"mcpspy replay: {visible_line(str(exc))}\n".encode())
-        return 2
+        return fail("mcpspy replay", str(exc))
     result = compare_replies(old, new, ignored)
     if args.format == "json":
         sys.stdout.buffer.write(json_report(result, str(args.capture), str(new_path)))

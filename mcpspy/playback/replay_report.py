@@ -6,12 +6,11 @@ reply is hostile data, and this goes to a terminal.
 
 from __future__ import annotations
 
-from typing import Any
-
 import orjson
 
-from mcpspy.drift.jsonpath import render_path
-from mcpspy.drift.structural import MISSING, Change, Difference, canonical
+from mcpspy.jsonutil.paths import render_path
+from mcpspy.jsonutil.quote import json_safe, show_value
+from mcpspy.jsonutil.structural import Change, Difference
 from mcpspy.playback.compare import ExchangeDiff, ReplayComparison
 from mcpspy.terminal import visible_line
 
@@ -19,30 +18,18 @@ VALUE_LIMIT = 120
 REPORT_VERSION = 1
 
 
-def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
-    """A JSON value on one line, cut at ``limit`` characters, safe for a terminal."""
-    try:
-        text = orjson.dumps(value).decode()
-    except (orjson.JSONEncodeError, TypeError):  # nested deeper than orjson writes
-        encoded = canonical(value)
-        text = "<nested too deep to show>" if encoded is None else encoded.decode()
-    if len(text) > limit:
-        text = text[:limit] + "…"
-    return visible_line(text)
-
-
 def describe(d: Difference) -> str:
     where = visible_line(render_path(d.path))
     if d.change is Change.ADDED:
-        return f"{where}: added {show_value(d.new)}"
+        return f"{where}: added {show_value(d.new, VALUE_LIMIT)}"
     if d.change is Change.REMOVED:
-        return f"{where}: removed (was {show_value(d.old)})"
-    return f"{where}: {show_value(d.old)} → {show_value(d.new)}"
+        return f"{where}: removed (was {show_value(d.old, VALUE_LIMIT)})"
+    return f"{where}: {show_value(d.old, VALUE_LIMIT)} → {show_value(d.new, VALUE_LIMIT)}"
 
 
 def exchange_title(x: ExchangeDiff) -> str:
     seqs = f"recorded #{x.recorded_seq}" + ("" if x.new_seq is None else f", replayed #{x.new_seq}")
-    return visible_line(f"{x.method} id {show_value(x.id)} ({seqs})")
+    return visible_line(f"{x.method} id {show_value(x.id, VALUE_LIMIT)} ({seqs})")
 
 
 def text_report(result: ReplayComparison, recorded: str, capture: str) -> str:
@@ -61,17 +48,6 @@ def text_report(result: ReplayComparison, recorded: str, capture: str) -> str:
     lines.append(f"recorded: {visible_line(recorded)}")
     lines.append(f"replayed: {visible_line(capture)}")
     return "\n".join(lines) + "\n"
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` if orjson can write it, else a string saying why not (nested past its limit)."""
-    if value is MISSING:
-        return None
-    try:
-        orjson.dumps(value)
-    except (orjson.JSONEncodeError, TypeError):
-        return "<nested too deep to show>"
-    return value
 
 
 def json_report(result: ReplayComparison, recorded: str, capture: str) -> bytes:

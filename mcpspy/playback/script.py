@@ -25,7 +25,7 @@ from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Kind, Message
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
-from mcpspy.drift.structural import canonical
+from mcpspy.jsonutil.structural import canonical
 from mcpspy.playback.matching import request_key
 from mcpspy.playback.message_bytes import IdSplit, split_at_id
 

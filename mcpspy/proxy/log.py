@@ -1,18 +1,17 @@
 """`mcpspy --log`: one human line per message as it passes, on stderr or in a file.
 
-The sink runs inside the proxy, so it must never raise: the first failure
-is reported once through ``warn`` and the sink goes quiet for the rest of
-the session. Forwarding never depends on it.
+The sink runs in the proxy's sink process (``proxy.sink_child``), fed what
+the proxy recorded; it must never raise: the first failure is reported once
+through ``warn`` and the sink goes quiet for the rest of the session.
+Forwarding never depends on it.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, Message, MessageSeen
 from mcpspy.capture.records import Event, LifecycleRecord, Record
-from mcpspy.proxy.fdio import write_all
 from mcpspy.replay_policy import Replay
 from mcpspy.terminal import visible_line
 
@@ -93,23 +92,3 @@ class LogSink:
             if isinstance(event, FindingRaised) and id(event.finding) not in attached:
                 out.append(format_finding(event.finding))
         return out
-
-
-def open_log_sink(
-    target: str,
-    warn: Callable[[str], None],
-    write_stderr: Callable[[bytes], None] | None = None,
-) -> LogSink | None:
-    """A sink for the proxy's drained batches: "-" is stderr (fd 2), else a file opened for append.
-
-    ``write_stderr`` is how the proxy puts its own bytes on fd 2 between the server's lines.
-    """
-    if target == "-":
-        return LogSink(write_stderr or (lambda data: write_all(2, data)), warn, show_stderr=False)
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as exc:
-        warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
-        return None
-
-    return LogSink(lambda data: write_all(fd, data), warn, show_stderr=True)

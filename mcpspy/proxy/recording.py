@@ -15,9 +15,9 @@ touches memory, under one lock:
 
 So a pump never waits on the disk, on ``--log``'s stderr, or on an export:
 only on its own peer. The writer thread, once woken, lets ``COALESCE`` pass,
-takes everything queued at once, writes it, hands it to the observers
-(``--log``, the live export: each queues and drops on its own, never blocking
-it), and, once the buffer has drained to half after a drop, records the
+takes everything queued at once, writes it (the capture writer hands the
+same bytes to the sink process's feed, ``--log`` and the live export, which
+never blocks it: ``sink_process``), and, once the buffer has drained to half after a drop, records the
 ``capture-gap`` owed and says once on stderr that records were dropped. Why
 the encoding is the pumps' and a batch spans 50 ms: the writer thread's turns
 with the GIL are what a round trip waits for; encoding, it held it about
@@ -39,14 +39,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from mcpspy.capture.admission import LIMIT, RECORD_COST, Admission
 from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
-FINISH_WAIT = 5.0  # at the end, how long the log and the export get to catch up
 #: At the end, how long the writer may take to drain the buffer (at most 32 MiB, plus the last
 #: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
 FINISH_DEADLINE = 20.0
@@ -59,8 +58,6 @@ FINISH_POLL = 0.005
 COALESCE = 0.05
 WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 32 MiB)
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
-
-Observer = Callable[[Sequence[Recorded]], None]
 
 
 class Recording:
@@ -89,14 +86,8 @@ class Recording:
         self._dropped = False  # a capture-gap was recorded
         self._warned = False
         self._warning: threading.Thread | None = None
-        self._observers: list[Observer] = []
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
         self._writer.start()
-
-    def observe(self, observer: Observer) -> None:
-        """Also give every written batch to ``observer`` (on the writer thread: it must not block)."""
-        self._observers.append(observer)
-        self._recorder.keep_edges = True  # a live view analyses a streamed line from its edges
 
     def stamp(self) -> tuple[int, float]:
         """A place in the record order and the time, taken together (any thread)."""
@@ -221,13 +212,7 @@ class Recording:
             if self._give_up:
                 self._drop_the_rest(taken[start:])
                 return False
-            part = taken[start : start + WRITE_SLICE]
-            self.capture.write_recorded(part)
-            for observer in list(self._observers):
-                try:
-                    observer(part)
-                except Exception:  # an observer that fails is let go: the capture goes on
-                    self._observers.remove(observer)
+            self.capture.write_recorded(taken[start : start + WRITE_SLICE])
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():

@@ -98,13 +98,15 @@ def run(config: ProxyConfig) -> int:
     status: int | None = None
     try:
         status = trio.run(Proxy(config, session.recording, stderr, watchdog, session.header.command).serve)
-        swept = _sweep(stderr, watchdog)
+        swept = _sweep(stderr, watchdog, session)
         return status
     finally:
         if not swept:  # torn down by an exception: still leave nothing behind
-            _sweep(stderr, watchdog)
+            _sweep(stderr, watchdog, session)
         watchdog.release()
-        session.finish(status)  # the end records after every line; proxy-stopped unless torn down
+        session.finish(
+            status
+        )  # the end records after every line; proxy-stopped unless torn down; the sinks stopped
         _close_stderr(stderr)
 
 
@@ -115,9 +117,12 @@ def _close_stderr(stderr: SharedStderr) -> None:
     closer.join(STDERR_CLOSE_WAIT)
 
 
-def _sweep(stderr: SharedStderr, watchdog: Watchdog) -> bool:
-    """Stop every process the server left behind (re-parented to us, the subreaper); True."""
-    exclude = frozenset() if watchdog.pid is None else frozenset({watchdog.pid})
+def _sweep(stderr: SharedStderr, watchdog: Watchdog, session: Session) -> bool:
+    """Stop every process the server left behind (re-parented to us, the subreaper); True.
+
+    Not ours: the watchdog, and the sink process (``Session.finish`` stops it, after the last record).
+    """
+    exclude = frozenset(pid for pid in (watchdog.pid, session.sink_pid) if pid is not None)
     if count := sweep(exclude):
         stderr.say(f"stopped {count} process(es) the server left running")
     return True

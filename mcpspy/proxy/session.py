@@ -1,32 +1,25 @@
-"""What one proxy run records to: the capture, and the ``--log`` sink beside it."""
+"""What one proxy run records to: the capture, and the sinks beside it (``--log``, the live OTLP export)."""
 
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mcpspy import __version__
-from mcpspy.capture.admission import RECORD_COST, size_of
 from mcpspy.capture.command_line import header_text
 from mcpspy.capture.format import FORMAT_VERSION
-from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
+from mcpspy.capture.records import Header
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
 from mcpspy.capture.sessions import default_sessions_dir, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
-from mcpspy.proxy.recording import FINISH_WAIT, Recording
+from mcpspy.proxy.fdio import close_quietly
+from mcpspy.proxy.recording import Recording
+from mcpspy.proxy.sink_process import SinkProcess
 from mcpspy.proxy.stderr import SharedStderr
-
-if TYPE_CHECKING:
-    from mcpspy.export.otlp_live import OtlpSink
-    from mcpspy.proxy.log import LogSink
 
 
 @dataclass(frozen=True)
@@ -80,160 +73,69 @@ class Session:
             escaped=text.escaped,
         )
         self.header = header
-        capture = CaptureWriter(path, on_failure=stderr.warn, redaction=config.redaction)
-        capture.open(header, private_dir=private, overwrite=config.capture_overwrite)
+        self.sinks = _start_sinks(config, stderr)
+        capture = CaptureWriter(path, on_failure=stderr.warn, redaction=config.redaction, tee=self.sinks)
+        try:
+            capture.open(header, private_dir=private, overwrite=config.capture_overwrite)
+        except BaseException:  # refused: no server, and no sink process left behind
+            if self.sinks is not None:
+                self.sinks.close()
+            raise
         if private and not capture.failed and (pruned := prune_at_start(path.parent, config.retention)):
             stderr.say(pruned)
-        self._stderr = stderr
         self.recording = Recording(capture, t0, warn=stderr.warn)
-        self._log: SinkThread | None = None
-        if config.log is not None:
-            sink = _open_log(config.log, stderr)
-            if sink is not None:
-                self._log = SinkThread(sink, sink.skipped)
-                self.recording.observe(self._log)
-        self._otlp: OtlpSink | None = None
-        if config.otlp_endpoint is not None:
-            from mcpspy.export.otlp_live import open_otlp_sink  # OpenTelemetry: only when asked for
-
-            self._otlp = open_otlp_sink(config.otlp_endpoint, header, stderr.warn)
-            if self._otlp is not None:
-                self.recording.observe(self._otlp)
         stderr.say(f"capture: {path}")
 
+    @property
+    def sink_pid(self) -> int | None:
+        return None if self.sinks is None else self.sinks.pid
+
     def finish(self, code: int | None = None) -> None:
-        """Write everything still held and close the capture; let the log and the export catch up.
+        """Write everything still held and close the capture; let the sinks catch up, then stop them.
 
         ``code``: mcpspy's exit status, for the ``proxy-stopped`` record (None: torn down).
         """
         self.recording.finish(code)
-        if self._log is not None:
-            self._log.close()
-        if self._otlp is not None:
-            self._stderr.say(f"otlp: {self._otlp.close()}")
+        if self.sinks is not None:
+            self.sinks.close()
 
 
-def _open_log(target: str, stderr: SharedStderr) -> LogSink | None:
-    from mcpspy.proxy.log import open_log_sink  # the analysis: imported only when asked for
+def _start_sinks(config: ProxyConfig, stderr: SharedStderr) -> SinkProcess | None:
+    """The sink process for ``--log`` and ``--otlp-endpoint``, or None when neither is asked (or usable)."""
+    options: list[str] = ["--verbose"] if config.verbose else []
+    pass_fds: list[int] = []
+    if config.log == "-":
+        options.append("--log-voice")  # through our stderr, between the server's lines
+    elif config.log is not None and (fd := _open_log_file(config.log, stderr)) is not None:
+        options += ["--log-fd", str(fd)]
+        pass_fds.append(fd)
+    if config.otlp_endpoint is not None:
+        from mcpspy.export.otel import usable_endpoint  # no SDK import: the child imports it
 
-    return open_log_sink(target, stderr.warn, stderr.write_own)
-
-
-LOG_LIMIT = 16 << 20  # bytes of records waiting for --log: a few seconds of heavy traffic
-STALLED_WAIT = 1.0  # at exit, how long --log may take in nothing (nobody reads it) before it is left
-LAST_WORD_WAIT = 1.0  # at exit, past the deadline: how long --log gets to say what it could not take in
-
-
-class SinkThread:
-    """A slow sink (the --log analysis) on its own thread, fed the written batches in order.
-
-    Bounded by bytes (``LOG_LIMIT``): the capture's writer hands batches in and
-    never waits. Past the bound (``--log -`` to a stderr nobody reads, a log on
-    a stalled disk, traffic faster than the analysis), batches are dropped and
-    counted, and ``skipped`` is told how many at the place they were in the
-    order (the log says so itself, and its analysis judges nothing across them).
-    At exit, what it has not taken in by the deadline is counted and said the same way.
-    """
-
-    def __init__(
-        self,
-        sink: Callable[[list[Record]], None],
-        skipped: Callable[[int], None] | None = None,
-        limit: int = LOG_LIMIT,
-    ) -> None:
-        self._sink = sink
-        self._tell_skipped = skipped
-        self._limit = limit
-        # Batches with their cost; an int where that many records were dropped; None: the end.
-        self._queue: deque[tuple[Sequence[Recorded], int] | int | None] = deque()
-        self._queued = 0
-        self._abandon = False  # the deadline passed: count what is left, say it, stop
-        self.skipped_total = 0
-        self.taken = 0  # batches the sink has taken in (how close tells a slow sink from a stuck one)
-        self._ready = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="mcpspy-sink", daemon=True)
-        self._thread.start()
-
-    def __call__(self, recorded: Sequence[Recorded]) -> None:
-        cost = sum(size_of(item) for item in recorded) + RECORD_COST * len(recorded)
-        with self._ready:
-            if self._queued + cost > self._limit:
-                dropped = sum(_count(item) for item in recorded)
-                self.skipped_total += dropped
-                queue = self._queue
-                if queue and isinstance(queue[-1], int):
-                    queue[-1] += dropped  # one gap, however many batches it took
-                else:
-                    queue.append(dropped)
-                    self._ready.notify()
-                return
-            self._queue.append((recorded, cost))
-            self._queued += cost
-            self._ready.notify()
-
-    def close(self, timeout: float = FINISH_WAIT) -> None:
-        """Let the sink take in everything queued, then stop its thread (soon, if its output is stalled)."""
-        with self._ready:
-            self._queue.append(None)
-            self._ready.notify()
-        until = time.monotonic() + timeout
-        progress, since = self.taken, time.monotonic()
-        while self._thread.is_alive() and time.monotonic() < until:
-            self._thread.join(0.05)
-            if self.taken != progress:
-                progress, since = self.taken, time.monotonic()
-            elif time.monotonic() - since > STALLED_WAIT:
-                return  # stuck in a write nobody reads: its thread dies with the process
-        if self._thread.is_alive():  # still busy at the deadline: it says what it leaves, and stops
-            with self._ready:
-                self._abandon = True
-                self._ready.notify()
-            self._thread.join(LAST_WORD_WAIT)
-
-    def _run(self) -> None:
-        while True:
-            with self._ready:
-                while not self._queue and not self._abandon:
-                    self._ready.wait()
-                if self._abandon:
-                    left = self._leave_the_rest()
-                    if left and self._tell_skipped is not None:
-                        self._tell_skipped(left)
-                    return
-                item = self._queue.popleft()
-            if isinstance(item, int):
-                if self._tell_skipped is not None:
-                    self._tell_skipped(item)
-                continue
-            if item is None:
-                return
-            recorded, cost = item
-            try:
-                self._sink(as_records(recorded))
-            finally:
-                with self._ready:
-                    self._queued -= cost
-                    self.taken += 1
-
-    def _leave_the_rest(self) -> int:
-        """Under the lock: drop what is queued; how many records that was, with the gaps not yet said."""
-        left = 0
-        for item in self._queue:
-            if isinstance(item, int):
-                left += item
-            elif item is not None:
-                dropped = sum(_count(recorded) for recorded in item[0])
-                left += dropped
-                self.skipped_total += dropped
-        self._queue.clear()
-        self._queued = 0
-        return left
+        if (problem := usable_endpoint(config.otlp_endpoint)) is None:
+            options += ["--otlp-endpoint", config.otlp_endpoint]
+        else:
+            stderr.warn(f"mcpspy: --otlp-endpoint: {problem}; forwarding without it")
+    if not {"--log-voice", "--log-fd", "--otlp-endpoint"} & set(options):
+        return None
+    try:
+        return SinkProcess(options, stderr.write_own, stderr.warn, pass_fds)
+    except OSError as exc:
+        stderr.warn(
+            f"mcpspy: cannot start the --log/OTLP process: {exc.strerror or exc}; forwarding without it"
+        )
+        return None
+    finally:
+        for fd in pass_fds:
+            close_quietly(fd)  # the child has its own copy
 
 
-def _count(item: Recorded) -> int:
-    if isinstance(item, LineBatch):
-        return len(item.lines)
-    return 1 if isinstance(item, LifecycleRecord) else 0
+def _open_log_file(target: str, stderr: SharedStderr) -> int | None:
+    try:
+        return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        stderr.warn(f"mcpspy: cannot open the log {target}: {exc.strerror or exc}")
+        return None
 
 
 def current_dir() -> str | None:

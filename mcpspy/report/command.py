@@ -7,7 +7,6 @@ Exit codes of `report`: 0 clean, 1 a finding at or above --fail-on exists,
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,34 +15,27 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.reader import read_capture
-from mcpspy.exit_codes import EXIT_FINDINGS, EXIT_UNREADABLE
+from mcpspy.exit_codes import EXIT_FINDINGS, fail
+from mcpspy.model.summary import Summary, build_summary
 from mcpspy.options import add_home_option, seconds
+from mcpspy.render.lazy import imported
 from mcpspy.replay_policy import replay_records
-from mcpspy.report.summary import Summary, build_summary
-from mcpspy.terminal import visible_line
 
+PROG = "mcpspy report"
 FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
 
 
-Renderer = Callable[[Summary], str]
-
-#: Each form of the report: the module and function that render it, imported only when used.
-FORMATS: dict[str, str] = {
-    "text": "mcpspy.report.text:render_text",
-    "json": "mcpspy.report.json_:render_json",
-    "markdown": "mcpspy.report.markdown:render_markdown",
-    "junit": "mcpspy.export.junit:render_junit",
-    "sarif": "mcpspy.export.sarif:render_sarif",
-    "html": "mcpspy.export.html:render_html",
-    "har": "mcpspy.export.har:render_har",
-    "otlp": "mcpspy.export.otlp:render_otlp",
+#: Each form of the report: a function from the summary to the document, its module imported when used.
+FORMATS: dict[str, Callable[[Summary], str]] = {
+    "text": imported("mcpspy.report.text", "render_text"),
+    "json": imported("mcpspy.report.json_", "render_json"),
+    "markdown": imported("mcpspy.report.markdown", "render_markdown"),
+    "junit": imported("mcpspy.report.junit", "render_junit"),
+    "sarif": imported("mcpspy.report.sarif", "render_sarif"),
+    "html": imported("mcpspy.report.html", "render_html"),
+    "har": imported("mcpspy.report.har", "render_har"),
+    "otlp": imported("mcpspy.export.otlp", "render_otlp"),  # the OpenTelemetry SDK's own encoders
 }
-
-
-def renderer(name: str) -> Renderer:
-    module, _, function = FORMATS[name].partition(":")
-    render: Renderer = getattr(importlib.import_module(module), function)
-    return render
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,25 +79,25 @@ def run(args: argparse.Namespace) -> int:
         path = locate_capture(args.file, args.home)
         capture = read_capture(path)
     except CaptureNotFound as exc:
-        return fail(str(exc))
+        return fail(PROG, str(exc))
     except CaptureFormatError as exc:
-        return fail(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+        return fail(PROG, str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
     except OSError as exc:
-        return fail(f"{exc.filename or args.file}: {exc.strerror or exc}")
+        return fail(PROG, f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
     try:
-        text = renderer(args.format)(summary)
+        text = FORMATS[args.format](summary)
         if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:
-            return fail(problem)
+            return fail(PROG, problem)
     except ImportError as exc:  # an optional extra that is not installed (otel): its one line
-        return fail(str(exc))
+        return fail(PROG, str(exc))
     if args.out is None:
         print_out(text)
     else:
         try:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:
-            return fail(f"{args.out}: {exc.strerror or exc}")
+            return fail(PROG, f"{args.out}: {exc.strerror or exc}")
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
@@ -120,8 +112,3 @@ def send_otlp(summary: Summary, endpoint: str) -> str | None:
 def print_out(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()  # a reader gone away (`| head`) raises here: cli.main ends quietly
-
-
-def fail(message: str, prog: str = "mcpspy report") -> int:
-    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
-    return EXIT_UNREADABLE

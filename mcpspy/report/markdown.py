@@ -15,7 +15,7 @@ import re
 from mcpspy.analysis.model import Finding, Kind, Message
 from mcpspy.analysis.sources import public_source
 from mcpspy.json_text import pretty_json
-from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.model.summary import Summary, exchange_state, exit_text
 from mcpspy.terminal import visible, visible_line
 
 DIRECTION = {"c2s": "client → server", "s2c": "server → client", "err": "server stderr"}

@@ -57,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """`mcpspy rules [ID]`: the catalogue as a table, or one rule explained."""
     from mcpspy.analysis.catalogue import RULES
-    from mcpspy.report.command import fail, print_out
+    from mcpspy.exit_codes import fail
+    from mcpspy.report.command import print_out
 
     if args.rule is None:
         print_out(rules_table(RULES, shutil.get_terminal_size(fallback=(100, 24)).columns))
@@ -66,6 +67,6 @@ def run(args: argparse.Namespace) -> int:
     if rule is None:
         hint = close_matches(args.rule, RULES)
         suggestion = f"; did you mean {', '.join(hint)}?" if hint else "; `mcpspy rules` lists them all"
-        return fail(f"no rule {visible_line(args.rule)!r}{suggestion}", prog="mcpspy rules")
+        return fail("mcpspy rules", f"no rule {visible_line(args.rule)!r}{suggestion}")
     print_out(explain_rule(rule))
     return 0

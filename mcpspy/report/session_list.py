@@ -10,8 +10,9 @@ import orjson
 from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.retention import ENV, RetentionPolicy, parse_age, policy_from, prune, pruned_text
 from mcpspy.capture.sessions import list_sessions, search_dirs
+from mcpspy.exit_codes import fail
+from mcpspy.model.session_counts import count_sessions, session_json, session_line
 from mcpspy.options import add_home_option
-from mcpspy.session_counts import count_sessions, session_json, session_line
 from mcpspy.terminal import visible_line
 
 
@@ -72,8 +73,7 @@ def prune_sessions(args: argparse.Namespace) -> int:
             age = parse_age(args.older_than) if args.older_than is not None else None
             policy = RetentionPolicy(max_age=age, keep=args.keep)
     except ValueError as exc:
-        print(f"mcpspy sessions: {exc}", file=sys.stderr)
-        return 2
+        return fail("mcpspy sessions", str(exc))
     status = 0
     for directory in search_dirs(args.home):
         try:

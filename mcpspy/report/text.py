@@ -12,7 +12,7 @@ from collections import Counter
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.report.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
 from mcpspy.terminal import visible_line as v
 
 SHOWN_PER_RULE = 5  # findings of one rule listed one by one; past it, one line counts the rest

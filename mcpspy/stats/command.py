@@ -25,12 +25,12 @@ from typing import Any
 
 import orjson
 
+from mcpspy.capture.cache import CaptureCache
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
-from mcpspy.exit_codes import EXIT_UNREADABLE
-from mcpspy.export.exchanges import parse_started
+from mcpspy.exit_codes import fail
+from mcpspy.model.exchanges import parse_started
 from mcpspy.options import add_home_option
-from mcpspy.stats.cache import CaptureCache
 from mcpspy.stats.counts import FIGURES_VERSION, Row, ServerStats, by_server, capture_figures
 from mcpspy.terminal import visible_line
 
@@ -152,8 +152,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         captures = chosen(args.captures, args.home, since)
     except StatsError as exc:
-        print(f"mcpspy stats: {visible_line(str(exc))}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return fail("mcpspy stats", str(exc))
     figures = gather(captures, args.home)
     servers = by_server(figures)
     if args.json:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.model import ExchangeState
-from mcpspy.export.exchanges import outcome, server_info, target
+from mcpspy.model.exchanges import outcome, server_info, target
 from mcpspy.replay_policy import analyze_capture
 
 #: Bump when ``capture_figures`` changes shape: cached entries of another version are recomputed.

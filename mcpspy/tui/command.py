@@ -10,16 +10,10 @@ from pathlib import Path
 from mcpspy.capture.format import CaptureFormatError, decode_header
 from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
-from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE
+from mcpspy.exit_codes import EXIT_BUG, fail
 from mcpspy.options import add_home_option
-from mcpspy.terminal import visible_line
 
 WAIT_POLL = 0.2
-
-
-def _error(message: str, prog: str) -> int:
-    print(f"{prog}: {visible_line(message)}", file=sys.stderr)
-    return EXIT_UNREADABLE
 
 
 def on_a_terminal() -> bool:
@@ -50,13 +44,13 @@ def run_view(args: argparse.Namespace) -> int:
         with path.open("rb") as f:
             decode_header(f.readline(1 << 20))
     except CaptureNotFound as exc:
-        return _error(str(exc), "mcpspy view")
+        return fail("mcpspy view", str(exc))
     except OSError as exc:
-        return _error(f"{exc.filename or args.file}: {exc.strerror}", "mcpspy view")
+        return fail("mcpspy view", f"{exc.filename or args.file}: {exc.strerror}")
     except CaptureFormatError as exc:
-        return _error(f"{path}: {exc}", "mcpspy view")
+        return fail("mcpspy view", f"{path}: {exc}")
     if not on_a_terminal():
-        return _error(NOT_A_TERMINAL, "mcpspy view")
+        return fail("mcpspy view", NOT_A_TERMINAL)
     return _open(path, live=False, dirs=search_dirs(args.home))
 
 
@@ -77,7 +71,7 @@ def run_watch(args: argparse.Namespace) -> int:
     new one starts, it shows the new one.
     """
     if not on_a_terminal():
-        return _error(NOT_A_TERMINAL, "mcpspy watch")
+        return fail("mcpspy watch", NOT_A_TERMINAL)
     dirs = search_dirs(args.home)
     if args.all:
         if args.session:
@@ -86,7 +80,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if args.session:
         found = find_session(args.session, dirs)
         if found is None:
-            return _error(f"no session {args.session!r} in {', '.join(map(str, dirs))}", "mcpspy watch")
+            return fail("mcpspy watch", f"no session {args.session!r} in {', '.join(map(str, dirs))}")
         return _open(found.path, found.live, dirs, follow_restarts=True)
     sessions = list_sessions(dirs)
     live = [s for s in sessions if s.live]

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpspy.analysis.analyzer import Analyzer
+from mcpspy.capture.private import write_private_atomic
 from mcpspy.capture.reader import read_capture
+from mcpspy.model.summary import build_summary
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, replay_records
-from mcpspy.report.command import FORMATS, renderer
-from mcpspy.report.summary import build_summary
+from mcpspy.report.command import FORMATS
 
 EXTENSIONS = {"text": "txt", "markdown": "md", "otlp": "json", "junit": "xml"}
-FILE_MODE = 0o600
 
 
 def formats() -> list[str]:
@@ -76,13 +76,9 @@ def render_export(
     analyzer = replay_records(capture.records, slow_after, conclude=concluded).analyzer
     if keep is not None:
         narrow(analyzer, keep)
-    return renderer(fmt)(build_summary(capture, capture_path, analyzer))
+    return FORMATS[fmt](build_summary(capture, capture_path, analyzer))
 
 
 def write_private(dest: Path, text: str, overwrite: bool) -> None:
     """Write ``text`` to ``dest``, created 0600; never through a symlink; an existing file only if asked."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    flags |= os.O_TRUNC if overwrite else os.O_EXCL
-    fd = os.open(dest, flags, FILE_MODE)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+    write_private_atomic(dest, text.encode("utf-8"), replace=overwrite)

@@ -16,7 +16,7 @@ import os
 import re
 from pathlib import Path
 
-from mcpspy.capture.private import CaptureRefused, create_in, private_dir_fd
+from mcpspy.capture.private import CaptureRefused, private_dir_fd, write_private_atomic
 from mcpspy.state_dir import state_dir
 
 NAME = "prompt-history.json"
@@ -94,17 +94,6 @@ class HistoryFile:
 
     @staticmethod
     def _write(dir_fd: int, everything: dict[str, list[str]]) -> None:
-        tmp = f".{NAME}.{os.getpid()}.tmp"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        try:
-            fd = create_in(dir_fd, tmp)
-        except OSError:
-            return
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(json.dumps(everything, ensure_ascii=False, indent=1).encode("utf-8"))
-            os.replace(tmp, NAME, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=dir_fd)
+        data = json.dumps(everything, ensure_ascii=False, indent=1).encode("utf-8")
+        with contextlib.suppress(OSError):  # a history that cannot be saved is only forgotten
+            write_private_atomic(Path(NAME), data, dir_fd=dir_fd)

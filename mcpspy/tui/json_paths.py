@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpspy.drift.jsonpath import render_path
+from mcpspy.jsonutil.paths import render_path
 
 Part = str | int
 path_text = render_path  # the one spelling of a JSON path, the one `mcpspy replay --ignore` reads

@@ -20,7 +20,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from mcpspy.analysis.analyzer import Analyzer, read_line
@@ -35,6 +34,7 @@ from mcpspy.analysis.model import (
     FindingRaised,
     Message,
 )
+from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Event, LifecycleRecord, Record
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
@@ -99,13 +99,6 @@ def session_now(live: bool, started_epoch: float | None, last_t: float, clock: C
     if live and started_epoch is not None:
         return max(last_t, clock() - started_epoch)
     return last_t
-
-
-def epoch_of(started: str) -> float | None:
-    try:
-        return datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 Listed = LifecycleRecord | tuple[Message, Parsed | None]  # what waits for the analysis

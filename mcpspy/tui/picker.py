@@ -28,7 +28,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from mcpspy.capture.sessions import SessionInfo, read_session
-from mcpspy.session_counts import SessionCounts, count_session, session_line
+from mcpspy.model.session_counts import SessionCounts, count_session, session_line
 from mcpspy.tui.restarts import POLL, captures_in
 
 TITLES = f"{'started':<19}  state  {'messages':>11}  {'findings':<10}  name / command"

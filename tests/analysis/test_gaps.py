@@ -69,7 +69,7 @@ def test_a_request_pending_at_the_gap_still_pairs_with_its_reply_after_it() -> N
 
 def test_a_request_pending_at_the_gap_is_neither_pending_nor_never_answered_in_the_views() -> None:
     from mcpspy.filters import parse_filter
-    from mcpspy.report.summary import NEVER_ANSWERED
+    from mcpspy.model.summary import NEVER_ANSWERED
 
     replay = Replay()
     for record in session(gap=True)[:3]:  # requests 1 and 2, then the gap

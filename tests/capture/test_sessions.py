@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from mcpspy.capture.sessions import (
@@ -94,3 +95,32 @@ def test_each_process_is_a_session_found_by_id_name_or_path(tmp_path: Path) -> N
     assert find_session("sort", [tmp_path]) == sessions[1]
     assert find_session(str(first.path), [tmp_path]) == first
     assert find_session("nope", [tmp_path]) is None
+
+
+def test_sessions_show_the_server_s_own_name_once_it_said_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    server = Path(__file__).parents[1] / "check" / "servers" / "faulty_server.py"
+    hello = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+    )
+    for stdin in (hello, b""):  # one that said its name, one that never got to
+        subprocess.run(
+            [*MCPSPY, "--home", str(home), "--", sys.executable, str(server)],
+            input=stdin,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+    for _ in range(2):  # counted, then read back from the cache
+        listed = subprocess.run(
+            [*MCPSPY, "sessions", "--json", "--home", str(home)], capture_output=True, check=True, timeout=60
+        )
+        assert [(s["name"], s["server"]) for s in orjson.loads(listed.stdout)] == [
+            ("faulty_server", "faulty"),
+            ("faulty_server", None),
+        ]
+    text = subprocess.run(
+        [*MCPSPY, "sessions", "--home", str(home)], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert " faulty (faulty_server) " in text[0] and " faulty_server " in text[1]

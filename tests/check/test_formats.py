@@ -15,11 +15,11 @@ import pytest
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.capture.reader import read_capture
 from mcpspy.check.catalogue import CHECKS
-from mcpspy.export.junit import render_junit
-from mcpspy.export.sarif import render_sarif
+from mcpspy.model.report import report_object
+from mcpspy.model.summary import build_summary
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.report.json_ import report_object
-from mcpspy.report.summary import build_summary
+from mcpspy.report.junit import render_junit
+from mcpspy.report.sarif import render_sarif
 from tests.check.helpers import SARIF_SCHEMA, faulty, run_check
 
 FAST = ("--timeout", "2")

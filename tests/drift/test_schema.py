@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpspy.drift.jsonpath import render_path
 from mcpspy.drift.schema import Verdict, schema_changes
-from mcpspy.drift.structural import json_equal
+from mcpspy.jsonutil.paths import render_path
+from mcpspy.jsonutil.structural import json_equal
 
 T, L, C, D = Verdict.TIGHTENED, Verdict.LOOSENED, Verdict.CHANGED, Verdict.DOC
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpspy.drift.jsonpath import JsonPath, PathPattern, PathSet, PatternError, render_path
-from mcpspy.drift.structural import MISSING, Change, Difference, diff, json_equal, prune
+from mcpspy.jsonutil.paths import JsonPath, PathPattern, PathSet, PatternError, render_path
+from mcpspy.jsonutil.structural import MISSING, Change, Difference, diff, json_equal, prune
 
 scalars = (
     st.none()

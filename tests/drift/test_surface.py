@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.drift.compare import DriftKind, compare_surfaces
-from mcpspy.drift.jsonpath import render_path
 from mcpspy.drift.surface import Surface, extract_surface
+from mcpspy.jsonutil.paths import render_path
 from mcpspy.replay_policy import analyze_capture
 from tests.playback.captures import message, request, result, write_capture
 

@@ -131,3 +131,72 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class HostileCollector:
+    """A socket that takes each OTLP request and answers as a hostile collector would.
+
+    ``trickle``: the status line a byte every ``pace`` seconds, never finished (no per-read
+    timeout ever trips). ``flood``: a 200 whose body claims 1.5 GB and sends it as fast as taken.
+    ``sent`` counts the answer bytes that went out.
+    """
+
+    def __init__(self, how: str, pace: float = 0.3) -> None:
+        self.how = how
+        self.pace = pace
+        self.sent = 0
+        self.requests = 0
+        self._stop = threading.Event()
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self._server.settimeout(0.1)
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.getsockname()[1]}"
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            try:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += conn.recv(65536) or b"\r\n\r\n"
+                self.requests += 1
+                if self.how == "trickle":
+                    for byte in b"HTTP/1.1 200 OK\r\n" * 1000:
+                        if self._stop.wait(self.pace):
+                            return
+                        self.sent += conn.send(bytes([byte]))
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
+                                 b"Content-Length: 1500000000\r\n\r\n")  # fmt: skip
+                    piece = b"\0" * (1 << 20)
+                    while self.sent < 1_500_000_000 and not self._stop.is_set():
+                        self.sent += conn.send(piece)
+            except OSError:
+                return  # the client hung up: what a bounded reader does
+
+    def close(self) -> None:
+        self._stop.set()
+        self._server.close()
+
+
+@contextmanager
+def hostile_collector(how: str) -> Iterator[HostileCollector]:
+    collector = HostileCollector(how)
+    try:
+        yield collector
+    finally:
+        collector.close()

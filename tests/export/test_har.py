@@ -11,9 +11,9 @@ import jsonschema
 import orjson
 from haralyzer import HarParser
 
-from mcpspy.export.har import render_har
+from mcpspy.model.summary import build_summary
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.report.summary import build_summary
+from mcpspy.report.har import render_har
 from tests.conftest import FIXTURES, MCPSPY
 from tests.export.har_schema import HAR_1_2
 from tests.export.synthetic import mixed_capture

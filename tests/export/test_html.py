@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mcpspy.export.html import render_html
-from mcpspy.export.html_assets import SCRIPT
+from mcpspy.model.report import report_object
+from mcpspy.model.summary import Summary, build_summary
+from mcpspy.render.html_assets import SCRIPT
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.report.json_ import report_object
-from mcpspy.report.summary import Summary, build_summary
+from mcpspy.report.html import render_html
 from tests.conftest import FIXTURES
 from tests.export.browser import chromium, dump_dom
 from tests.export.synthetic import CaptureBuilder, call, mixed_capture, request, result

@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from mcpspy.playback.message_bytes import member_span, split_at_id
+from mcpspy.jsonutil.span import member_span
+from mcpspy.playback.message_bytes import split_at_id
 
 CASES = {
     "id first": b'{"jsonrpc":"2.0","id":1,"result":{}}',

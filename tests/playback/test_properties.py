@@ -10,7 +10,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpspy.drift.structural import json_equal
+from mcpspy.jsonutil.structural import json_equal
 from mcpspy.playback.matching import Incoming, read_client_line, request_key
 from mcpspy.playback.message_bytes import split_at_id
 from mcpspy.playback.mock import MockServer, Timing

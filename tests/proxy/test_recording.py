@@ -29,7 +29,7 @@ from mcpspy.capture.writer import CaptureWriter
 from mcpspy.proxy import recording as recording_module
 from mcpspy.proxy.log import LogSink
 from mcpspy.proxy.recording import Recording
-from mcpspy.proxy.session import SinkThread
+from mcpspy.proxy.sink_thread import SinkThread
 from tests.conftest import replay
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
@@ -287,18 +287,27 @@ def test_finish_waits_past_the_stall_bound_for_a_writer_making_progress(
     assert capture_lines(path) == [b"slow"]
 
 
-def test_sink_thread_gets_records_in_order_and_drains_on_close(tmp_path: Path) -> None:
+def test_the_tee_gets_the_capture_byte_for_byte_even_when_the_file_fails(tmp_path: Path) -> None:
+    """The sink process's feed is the capture as stored: header first, every record, in order."""
     path = tmp_path / "c.jsonl"
-    recording = open_recording(path)
-    seen: list[int] = []
-    sink = SinkThread(lambda records: seen.extend(r.seq for r in records))
-    recording.observe(sink)
+    teed: list[bytes] = []
+    capture = CaptureWriter(path, lambda message: None, tee=lambda parts: teed.extend(map(bytes, parts)))
+    capture.open(HEADER, private_dir=False)
+    recording = Recording(capture, 0.0)
     for i in range(50):
         ticket, t = recording.stamp()
-        recording.chunk(ticket, Stream.C2S, t, b"%d\n%d\n" % (i, i))
-    recording.finish()
-    sink.close()
-    assert seen == list(range(1, 101))
+        recording.chunk(ticket, Stream.C2S, t, b"%d\n%d\n" % (i, i) + b"x" * (i * 40_000) + b"\n")
+    hand_in(recording, Stream.S2C, b"\x00" * (17 << 20) + b"\n")  # streamed in parts (PART_AT)
+    recording.finish(0)
+    assert b"".join(teed) == path.read_bytes()
+    unwritable = CaptureWriter(tmp_path / "no" / "such" / "dir.jsonl", on_failure=lambda message: None)
+    teed.clear()
+    unwritable.tee = lambda parts: teed.extend(map(bytes, parts))
+    unwritable.open(HEADER, private_dir=False)
+    recording = Recording(unwritable, 0.0)
+    hand_in(recording, Stream.S2C, b"still fed\n")
+    recording.finish(0)
+    assert unwritable.failed and b'"text":"still fed"' in b"".join(teed)
 
 
 def test_sink_thread_drops_past_its_bound_and_says_how_many_once_it_takes_again(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 
 from mcpspy.capture.reader import read_capture
+from mcpspy.model.summary import Summary, build_summary
 from mcpspy.replay_policy import replay_records
 from mcpspy.report.json_ import render_json
-from mcpspy.report.summary import Summary, build_summary
 from mcpspy.report.text import render_text
 from tests.analysis.steps import TOOLS_RESULT, build, c2s, req, res, s2c
 

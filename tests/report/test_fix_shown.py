@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 from mcpspy.analysis.catalogue import RULES
-from mcpspy.export.html import finding_line
-from mcpspy.export.sarif import render_sarif
+from mcpspy.model.summary import Summary, build_summary
 from mcpspy.replay_policy import analyze_capture
+from mcpspy.report.html import finding_line
 from mcpspy.report.json_ import render_json
 from mcpspy.report.markdown import render_markdown
-from mcpspy.report.summary import Summary, build_summary
+from mcpspy.report.sarif import render_sarif
 from mcpspy.report.text import render_text
 from mcpspy.tui.panes.detail import finding_lines
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from mcpspy.stats.cache import CaptureCache, cache_dir, cached
+from mcpspy.capture.cache import CaptureCache, cache_dir, cached
 from tests.conftest import MCPSPY, python_server
 from tests.export.synthetic import META, write_calls
 

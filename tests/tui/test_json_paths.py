@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mcpspy.capture.format import encode_header, encode_line
 from mcpspy.capture.records import Header, Stream
-from mcpspy.drift.jsonpath import PathPattern
+from mcpspy.jsonutil.paths import PathPattern
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.json_paths import line_paths, path_text
 from mcpspy.tui.panes.detail import DetailPane

@@ -1,4 +1,4 @@
-"""Figures computed from a capture, kept until it changes: `mcpspy stats` (and `sessions`) stay quick.
+"""Figures computed from a capture, kept beside it until it changes: `mcpspy stats` and `sessions` stay quick.
 
 A replay costs milliseconds a message; a thousand sessions cost minutes. What
 is derived from one capture is kept in a cache file keyed by the capture's
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
 
+from mcpspy.capture.private import write_private_atomic
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir
 
 T = TypeVar("T")
@@ -115,14 +115,9 @@ class CaptureCache:
             return
         try:
             ensure_private_dir(self.file.parent)
-            temp = self.file.with_name(f".{self.file.name}.{secrets.token_hex(6)}")
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(orjson.dumps({"format": [CACHE_FORMAT, self.version], "entries": self.entries}))
-            os.replace(temp, self.file)
+            data = orjson.dumps({"format": [CACHE_FORMAT, self.version], "entries": self.entries})
+            write_private_atomic(self.file, data)
         except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temp)
             return  # a cache that cannot be written only costs time next run
         self._dirty = False
 

@@ -24,9 +24,9 @@ from html import escape
 
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.export.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from mcpspy.json_text import pretty_json
-from mcpspy.report.summary import Summary, exchange_state, exit_text
+from mcpspy.model.summary import Summary, exchange_state, exit_text
+from mcpspy.render.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from mcpspy.terminal import visible, visible_line
 
 ARROW = {"c2s": "→", "s2c": "←", "err": "!"}

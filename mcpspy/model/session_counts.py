@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.model import Severity
+from mcpspy.capture.cache import CaptureCache
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.model.exchanges import server_info
 from mcpspy.replay_policy import analyze_capture
-from mcpspy.stats.cache import CaptureCache
 from mcpspy.terminal import visible_line
 
 COMMAND_WIDTH = 48
@@ -28,6 +29,13 @@ class SessionCounts:
     info: SessionInfo
     messages: int | None = None  # None: not counted (yet), or unreadable
     findings: Counter[Severity] = field(default_factory=Counter)
+    server: str | None = None  # the name the server gave itself (serverInfo), once it has
+
+    @property
+    def name(self) -> str:
+        """The server's own name once seen (with the session's, when that differs), else the session's."""
+        own = self.info.header.name
+        return own if self.server in (None, own) else f"{self.server} ({own})"
 
 
 def count_session(info: SessionInfo) -> SessionCounts:
@@ -36,7 +44,9 @@ def count_session(info: SessionInfo) -> SessionCounts:
         _, analyzer = analyze_capture(info.path, conclude=not info.live)
     except (OSError, CaptureFormatError):
         return SessionCounts(info)
-    return SessionCounts(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings))
+    named = server_info(analyzer).get("name")
+    server = named if isinstance(named, str) and named.strip() else None
+    return SessionCounts(info, len(analyzer.messages), Counter(f.severity for f in analyzer.findings), server)
 
 
 def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[SessionCounts]:
@@ -45,7 +55,7 @@ def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[
     A live session is counted afresh each time: it grows, and it is concluded once it ends.
     """
     out: list[SessionCounts] = []
-    with CaptureCache.open("sessions", sessions_dir) as cache:
+    with CaptureCache.open("sessions", sessions_dir, version=2) as cache:  # 2: the server's own name
         for info in infos:
             if info.live:
                 out.append(count_session(info))
@@ -55,7 +65,12 @@ def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[
                 out.append(SessionCounts(info))
                 continue
             findings = Counter({sev: int(value["findings"].get(sev.label, 0)) for sev in Severity})
-            out.append(SessionCounts(info, int(value["messages"]), +findings))
+            server = value.get("server")
+            out.append(
+                SessionCounts(
+                    info, int(value["messages"]), +findings, server if isinstance(server, str) else None
+                )
+            )
     return out
 
 
@@ -63,7 +78,11 @@ def _counts_json(info: SessionInfo, path: Path) -> dict[str, Any] | None:
     s = count_session(info)
     if s.messages is None:
         return None
-    return {"messages": s.messages, "findings": {sev.label: s.findings[sev] for sev in Severity}}
+    return {
+        "messages": s.messages,
+        "findings": {sev.label: s.findings[sev] for sev in Severity},
+        "server": s.server,
+    }
 
 
 def started_text(started: str) -> str:
@@ -88,10 +107,12 @@ def session_line(s: SessionCounts, command_below: bool = False) -> str:
     The name and command come from the capture: controls in them are made visible.
     """
     header = s.info.header
-    name = visible_line(header.name)
+    name = visible_line(s.name)
     command = visible_line(" ".join(header.command))
     head = f"{started_text(header.started)}  {'live ' if s.info.live else 'ended'}  {counts_text(s)}  "
-    if command_below:
+    if command_below:  # 80 columns: the server's own name on top, the session's beside its command
+        if s.server not in (None, header.name):
+            name, command = visible_line(s.server or ""), f"{visible_line(header.name)}: {command}"
         return f"{head}{name}\n    {command}"
     if len(command) > COMMAND_WIDTH:
         command = command[: COMMAND_WIDTH - 1] + "…"
@@ -103,6 +124,7 @@ def session_json(s: SessionCounts) -> dict[str, object]:
     return {
         "session": s.info.session,
         "name": header.name,
+        "server": s.server,
         "command": list(header.command),
         "started": header.started,
         "live": s.info.live,

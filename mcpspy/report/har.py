@@ -31,7 +31,7 @@ import orjson
 
 from mcpspy import __version__
 from mcpspy.analysis.model import Exchange, Message
-from mcpspy.export.exchanges import (
+from mcpspy.model.exchanges import (
     Outcome,
     outcome,
     parse_started,
@@ -40,8 +40,8 @@ from mcpspy.export.exchanges import (
     target,
     wall_clock,
 )
-from mcpspy.report.json_ import report_object
-from mcpspy.report.summary import Summary, exchange_state
+from mcpspy.model.report import report_object
+from mcpspy.model.summary import Summary, exchange_state
 
 HAR_VERSION = "1.2"
 HTTP_VERSION = "JSON-RPC/2.0"

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from mcpspy.drift.jsonpath import JsonPath
+from mcpspy.jsonutil.paths import JsonPath
 
 
 class _Missing:

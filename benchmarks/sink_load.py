@@ -1,0 +1,182 @@
+"""The proxy's sinks under a flood of unanswered requests: forwarding time and the memory of every process.
+
+    python benchmarks/sink_load.py                       # 1,000,000 requests each way, 1 round
+    python benchmarks/sink_load.py --requests 200000 --rounds 3 --shapes plain,log
+
+A fake client (benchmarks/harness.py) writes ``--requests`` tools/call requests
+as fast as the pipe takes them through ``mcpspy --capture FILE [SINK] -- cat``:
+`cat` sends every request back, so the server has sent as many requests as the
+client and none is ever answered (each direction's pending requests grow). The
+shapes, interleaved round by round (the machine is noisy):
+
+- ``plain``: no sink; ``log``: ``--log FILE``; ``otlp``: ``--otlp-endpoint URL``
+  with a local collector that answers (tests/export/collector.py).
+
+Printed, never asserted (one JSON object): ``forward_s`` (first request written
+to the last echo read), ``exit_s`` (to the proxy's exit once stdin closed), and
+the resident memory of mcpspy and every process it started (the server, the
+sink's child), sampled together every 20 ms: the peak of their sum, and each
+one's own peak.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
+
+from harness import Session, request, rss_bytes  # noqa: E402
+
+SHAPES = ("plain", "log", "otlp")
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every live process whose parent chain leads to it, from /proc."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(name))
+    tree, todo = [root], [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            tree.append(child)
+            todo.append(child)
+    return tree
+
+
+def command_name(pid: int) -> str:
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    text = " ".join(w.decode(errors="replace") for w in words if w)
+    return text[:80]
+
+
+class TreeSampler:
+    """Every ``interval`` s: the RSS of each process of the tree, and their sum."""
+
+    def __init__(self, root: int, interval: float = 0.02) -> None:
+        self.root = root
+        self.interval = interval
+        self.peak_total = 0
+        self.peaks: dict[int, tuple[str, int]] = {}
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            total = 0
+            for pid in process_tree(self.root):
+                rss = rss_bytes(pid)
+                total += rss
+                name, peak = self.peaks.get(pid, ("", 0))
+                if rss > peak:
+                    self.peaks[pid] = (name or command_name(pid), rss)
+            self.samples += 1
+            self.peak_total = max(self.peak_total, total)
+
+    def stop(self) -> dict[str, Any]:
+        self._stop.set()
+        self._thread.join()
+        by_process = {
+            ("mcpspy" if pid == self.root else f"{pid} {name}"): round(peak / 2**20, 1)
+            for pid, (name, peak) in self.peaks.items()
+        }
+        return {"peak_total_mib": round(self.peak_total / 2**20, 1), "samples": self.samples,
+                "peak_by_process_mib": by_process}  # fmt: skip
+
+
+def one_run(shape: str, requests: int, scratch: Path, collector_url: str) -> dict[str, Any]:
+    capture, log_file = scratch / f"{shape}.jsonl", scratch / f"{shape}.log"
+    for path in (capture, log_file):
+        path.unlink(missing_ok=True)
+    sink = {"plain": [], "log": ["--log", str(log_file)], "otlp": ["--otlp-endpoint", collector_url]}[shape]
+    command = [sys.executable, "-m", "mcpspy", "--capture", str(capture), *sink, "--", "cat"]
+    env = {**os.environ, "HOME": str(scratch), "XDG_STATE_HOME": str(scratch / "state")}
+    session = Session(command, env, scratch, timeout=1800)
+    sampler = TreeSampler(session.proc.pid)
+    try:
+        blocks = [
+            b"".join(request(i) for i in range(s, min(s + 1000, requests + 1)))
+            for s in range(1, requests + 1, 1000)
+        ]
+        writer = session.background_writer(blocks)
+        start = time.perf_counter()
+        writer.start()
+        session.count_lines(requests)
+        forward_s = time.perf_counter() - start
+        writer.join()
+        assert session.proc.stdin is not None
+        session.proc.stdin.close()
+        code = session.proc.wait(timeout=1800)
+        exit_s = time.perf_counter() - start
+    finally:
+        memory = sampler.stop()
+        if session.proc.poll() is None:
+            session.proc.kill()
+        session.close()
+    log_lines = sum(1 for _ in log_file.open("rb")) if log_file.exists() else 0
+    capture.unlink(missing_ok=True)
+    return {"shape": shape, "exit_code": code, "forward_s": round(forward_s, 2), "exit_s": round(exit_s, 2),
+            "log_lines": log_lines, **memory}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--requests", type=int, default=1_000_000, help="requests each way (default 1,000,000)"
+    )
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, of: plain, log, otlp")
+    args = parser.parse_args(argv)
+    shapes = [s for s in args.shapes.split(",") if s]
+    if unknown := set(shapes) - set(SHAPES):
+        parser.error(f"unknown shape(s): {', '.join(sorted(unknown))}")
+    from tests.export.collector import running_collector
+
+    runs: dict[str, list[dict[str, Any]]] = {shape: [] for shape in shapes}
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="mcpspy-sinkload-") as tmp, running_collector() as collector:
+        for _ in range(args.rounds):
+            for shape in shapes:
+                runs[shape].append(one_run(shape, args.requests, Path(tmp), collector.url))
+                print(json.dumps(runs[shape][-1]), file=sys.stderr, flush=True)
+    summary = {
+        shape: {
+            "forward_s": statistics.median(r["forward_s"] for r in taken),
+            "exit_s": statistics.median(r["exit_s"] for r in taken),
+            "peak_total_mib": max(r["peak_total_mib"] for r in taken),
+        }
+        for shape, taken in runs.items()
+    }
+    if "plain" in summary:
+        for figures in summary.values():
+            figures["forward_x_plain"] = round(figures["forward_s"] / summary["plain"]["forward_s"], 2)
+    result = {"requests_each_way": args.requests, "rounds": args.rounds, "load_at_start": load,
+              "median": summary, "runs": runs}  # fmt: skip
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

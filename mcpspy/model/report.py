@@ -1,0 +1,107 @@
+"""The JSON report's object, for CI and scripts. Its shape is public and versioned.
+
+``mcpspy report --json`` prints it; HAR and check's JSON embed it::
+
+    {
+      "report_version": 1,
+      "session": {"id", "name", "file", "command": [...], "cwd", "started" (ISO 8601 UTC),
+                  "duration_s" (float|null), "exit": {"code"|"signal": ...}|null,
+                  "mcpspy", "problems": [str]},
+      "era": "2026-07-28" | "legacy" | "unknown",
+      "protocol_version": str | null,
+      "counts": {"c2s"|"s2c"|"err": {"request"|"notification"|"response"|"error"|
+                 "invalid"|"not-json"|"stderr": int}},
+      "latency": {METHOD: {"count", "p50_ms", "p95_ms", "max_ms"}},
+      "context_cost": {"token_estimate" (how tokens are estimated), "tools_list_bytes",
+                       "tools_list_tokens", "per_tool": [{"name", "bytes", "tokens"}] (listing
+                       order), "prompts_list_bytes", "prompts_list_tokens", "resources_list_bytes",
+                       "resources_list_tokens", "tool_results": {"count", "bytes", "tokens", "max_bytes"}},
+      "findings": [{"id", "severity" ("error"|"warning"|"info"), "seq", "line" (of the capture
+                    file), "stream" ("c2s"|"s2c"|"err"|null), "message", "summary", "fix" (one
+                    sentence: what to change), "source" (the spec's public pages, with the
+                    section), "source_links" ([url]), "related_seq" (int|null)}],
+      "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
+                     "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
+      "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
+    }
+
+``state`` is one of answered, error, pending, cancelled, out-of-order,
+unanswered, lost (a reply whose line reached the client unparseable), unknown
+(pending when records went missing: its reply may have been among them).
+Findings are worst first; exchanges are in send order. Fields may be added
+within version 1; none is removed or changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpspy.analysis.context_cost import context_cost
+from mcpspy.analysis.sources import public_source, source_links
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state
+
+REPORT_VERSION = 1
+
+
+def report_object(summary: Summary) -> dict[str, Any]:
+    header = summary.capture.header
+    a = summary.analyzer
+    return {
+        "report_version": REPORT_VERSION,
+        "session": {
+            "id": header.session,
+            "name": header.name,
+            "file": str(summary.path),
+            "command": list(header.command),
+            "cwd": header.cwd,
+            "started": header.started,
+            "duration_s": summary.duration,
+            "exit": summary.exit,
+            "mcpspy": header.mcpspy,
+            "problems": list(summary.capture.problems),
+        },
+        "era": a.era.value,
+        "protocol_version": a.protocol_version,
+        "counts": summary.counts,
+        "latency": {
+            row.method: {
+                "count": row.count,
+                "p50_ms": round(row.p50_ms, 3),
+                "p95_ms": round(row.p95_ms, 3),
+                "max_ms": round(row.max_ms, 3),
+            }
+            for row in summary.latency
+        },
+        "context_cost": context_cost(a.exchanges, a.message).as_json(),
+        "findings": [
+            {
+                "id": f.id,
+                "severity": f.severity.label,
+                "seq": f.seq,
+                "line": summary.line_of.get(f.seq),
+                "stream": f.stream.value if f.stream else None,
+                "message": f.message,
+                "summary": f.rule.summary,
+                "fix": f.rule.fix,
+                "source": public_source(f.rule.source),
+                "source_links": source_links(f.rule.source),
+                "related_seq": f.related_seq,
+            }
+            for f in summary.findings
+        ],
+        "exchanges": [
+            {
+                "method": ex.method,
+                "id": ex.id,
+                "direction": ex.stream.value,
+                "request_seq": ex.request_seq,
+                "reply_seq": ex.reply_seq,
+                "latency_ms": None if ex.latency is None else round(ex.latency * 1000.0, 3),
+                "state": exchange_state(ex),
+                "out_of_order": ex.out_of_order,
+                "cancel_seq": ex.cancel_seq,
+            }
+            for ex in a.exchanges
+        ],
+        "never_answered": sum(ex.state in NEVER_ANSWERED for ex in a.exchanges),
+    }
