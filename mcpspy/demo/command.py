@@ -21,6 +21,7 @@ from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, se
 from mcpspy.demo.client import run_script
 from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE, fail
 from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
 from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 

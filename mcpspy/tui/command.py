@@ -75,7 +75,7 @@ def run_watch(args: argparse.Namespace) -> int:
     dirs = search_dirs(args.home)
     if args.all:
         if args.session:
-            return _error("--all shows every live session: name none", "mcpspy watch")
+            return fail("mcpspy watch", "--all shows every live session: name none")
         return _open(dirs[0], True, dirs, all_live=True)
     if args.session:
         found = find_session(args.session, dirs)
