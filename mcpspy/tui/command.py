@@ -73,7 +73,7 @@ def run_watch(args: argparse.Namespace) -> int:
     if not on_a_terminal():
         return fail("mcpspy watch", NOT_A_TERMINAL)
     dirs = search_dirs(args.home)
-    if args.all:
+    if getattr(args, "all", False):  # a caller of run_watch may build args without it
         if args.session:
             return fail("mcpspy watch", "--all shows every live session: name none")
         return _open(dirs[0], True, dirs, all_live=True)

@@ -41,16 +41,17 @@ MATCH_STYLE = Style(reverse=True, bold=True)
 
 
 def narrowed(columns: Sequence[Column], widths: list[int], room: int) -> list[int]:
-    """``widths`` taken down to ``room``: the widest text column loses a cell at a time, to NARROWEST.
+    """``widths`` taken down to ``room``: a text column loses a cell at a time, to NARROWEST.
 
     Numbers (right-aligned) and one-cell marks keep their width: cut, a size 137 would read 1,
     and the findings mark would be gone.
     """
     over = sum(widths) - room
     shrinkable = [i for i, c in enumerate(columns) if not c.right and c.width > NARROWEST]
-    while over > 0:
-        widest = max(shrinkable, key=lambda i: widths[i], default=None)
-        if widest is None or widths[widest] <= NARROWEST:
+    while over > 0:  # the flexible column (the method) gives way last: it says the most
+        wide = [i for i in shrinkable if widths[i] > NARROWEST]
+        widest = max(wide, key=lambda i: (not columns[i].flexible, widths[i]), default=None)
+        if widest is None:
             break
         widths[widest] -= 1
         over -= 1
@@ -71,17 +72,19 @@ def elide_middle(text: str, width: int) -> str:
 
 
 def elide_method(text: str, width: int) -> str:
-    """A method and what it names (`tools/call lookup`): the method's middle goes first, then its family."""
+    """A method and what it names (`tools/call lookup`): narrow, its family goes (`call lookup`), then the rest."""
     method, _, subject = text.partition(" ")
     if len(text) <= width or "/" not in method:  # fits, or no method: a stderr line is cut at its end
         return text
     if not subject:
         return elide_middle(text, width)
+    short = f"{method.rsplit('/', 1)[-1]} {subject}"  # `call lookup`: the name matters more
+    if len(short) <= width:
+        return short
     room = width - len(subject) - 1
     if room >= NARROWEST:
         return elide_middle(method, room) + " " + subject
-    short = f"{method.rsplit('/', 1)[-1]} {subject}"  # `call lookup`: the name matters more
-    return short if len(short) <= width else short[: max(width - 1, 0)] + "…"
+    return short[: max(width - 1, 0)] + "…"
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
