@@ -5,13 +5,16 @@
 Sequential round trips to benchmarks/echo_server.py through `mcpspy`, through
 `mcpspy --otlp-endpoint URL` with a local OTLP/HTTP receiver, and with URL a
 closed port; the three interleaved round by round (the machine is noisy), then
-the medians of each round's p50 and p99. Prints one JSON object.
+the medians of each round's p50 and p99, and the median over the rounds of
+each round's ratio to the proxy without a sink (``x_none``: a burst of load
+hits the three shapes of a round alike). Prints one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -32,6 +35,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=2000)
     args = parser.parse_args()
+    load = os.getloadavg()[0]
     scratch = Path(tempfile.mkdtemp(prefix="mcpspy-otlp-lat-"))
     env = peer_env(scratch)
     server = [sys.executable, str(REPO / "benchmarks" / "echo_server.py")]
@@ -52,11 +56,26 @@ def main() -> int:
         }
         for name, runs in results.items()
     }
+    for name in ("live", "dead"):
+        summary[name]["x_none"] = {
+            key: round(
+                statistics.median(
+                    r[key] / n[key] for r, n in zip(results[name], results["none"], strict=True)
+                ),
+                2,
+            )
+            for key in ("p50_us", "p99_us")
+        }
+    rounds = {
+        name: [(round(r["p50_us"]), round(r["p99_us"])) for r in runs] for name, runs in results.items()
+    }
     print(
         json.dumps(
-            {"rounds": args.rounds, "requests": args.requests, "median": summary, "spans": spans}, indent=2
+            {"rounds": args.rounds, "requests": args.requests, "load_at_start": load,
+             "median": summary, "p50_p99_by_round": rounds, "spans": spans},
+            indent=2,
         )
-    )
+    )  # fmt: skip
     return 0
 
 

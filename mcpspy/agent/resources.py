@@ -16,7 +16,7 @@ import orjson
 
 from mcpspy.agent.sessions import SessionStore, ToolInputError
 from mcpspy.agent.untrusted import WARNING
-from mcpspy.agent.views import message_object, report_object
+from mcpspy.agent.views import message_object, report_object, session_id
 from mcpspy.analysis.model import Severity
 
 SCHEME = "mcpspy://session/"
@@ -35,8 +35,8 @@ def resource_list(store: SessionStore) -> list[dict[str, Any]]:
     """One resource a session, newest first."""
     return [
         {
-            "uri": session_uri(info.session),
-            "name": info.session,
+            "uri": session_uri(session_id(info)),
+            "name": session_id(info),
             "description": SESSION_DESCRIPTION,
             "mimeType": "application/json",
         }
@@ -55,8 +55,8 @@ def read_resource(store: SessionStore, uri: str) -> bytes:
     else:
         message = opened.summary.message_at(int(match["seq"]))
         if message is None:
-            raise ToolInputError(f"Session {opened.info.session} has no message at seq {match['seq']}.")
-        body = message_object(opened.info.session, message, WHOLE_BYTES)
+            raise ToolInputError(f"Session {session_id(opened.info)} has no message at seq {match['seq']}.")
+        body = message_object(session_id(opened.info), message, WHOLE_BYTES)
     return orjson.dumps(body)
 
 

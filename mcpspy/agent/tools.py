@@ -24,7 +24,14 @@ import orjson
 from mcpspy.agent import schemas as s
 from mcpspy.agent.sessions import SessionStore, ToolInputError, shown_ref
 from mcpspy.agent.untrusted import WARNING, captured, text, value_text
-from mcpspy.agent.views import DEFAULT_MAX_BYTES, exchange_object, message_object, report_object, session_head
+from mcpspy.agent.views import (
+    DEFAULT_MAX_BYTES,
+    exchange_object,
+    message_object,
+    report_object,
+    session_head,
+    session_id,
+)
 from mcpspy.agent.waiting import wait_for_message
 from mcpspy.analysis.model import Exchange, Severity
 from mcpspy.capture.retention import parse_age
@@ -144,7 +151,7 @@ async def session_report(call: Call, args: dict[str, Any]) -> Result:
         report = report_object(opened.info, opened.summary, at_least, args.get("limit", 20))
         counts = report["by_severity"]
         said = (
-            f"Session {opened.info.session} ({'live' if opened.info.live else 'ended'}): "
+            f"Session {session_id(opened.info)} ({'live' if opened.info.live else 'ended'}): "
             f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} infos; "
             f"{len(report['findings'])} findings shown, worst first."
         )
@@ -170,7 +177,7 @@ async def find_messages(call: Call, args: dict[str, Any]) -> Result:
         found = [m for m in opened.summary.analyzer.messages if match(m)]
         page, next_cursor = _page(found, args.get("cursor"), args.get("limit", 20))
         limit = args.get("max_bytes", DEFAULT_MAX_BYTES)
-        session = opened.info.session
+        session = session_id(opened.info)
         rows = [message_object(session, m, limit) for m in page]
         said = f"{len(found)} messages of session {session} match; {len(rows)} shown in seq order."
         return {"session": session, "total": len(found), "messages": rows, "next_cursor": next_cursor}, said
@@ -202,7 +209,7 @@ async def get_exchange(call: Call, args: dict[str, Any]) -> Result:
         opened = call.store.open(args.get("session"))
         ex = _exchange(opened.summary.analyzer.exchanges, None if seq is None else int(seq), wanted_id)
         out = exchange_object(
-            opened.info.session, ex, opened.summary, args.get("max_bytes", DEFAULT_MAX_BYTES)
+            session_id(opened.info), ex, opened.summary, args.get("max_bytes", DEFAULT_MAX_BYTES)
         )
         latency = "no reply" if out["latency_ms"] is None else f"replied in {out['latency_ms']} ms"
         said = (
@@ -336,7 +343,7 @@ async def wait(call: Call, args: dict[str, Any]) -> Result:
     session = args.get("session")
     info = await anyio.to_thread.run_sync(call.store.find, session) if session else None
     if info is not None and not info.live:
-        raise ToolInputError(f"Session {info.session} has ended: no message will arrive in it.")
+        raise ToolInputError(f"Session {session_id(info)} has ended: no message will arrive in it.")
     timeout = float(args.get("timeout", 30))
     limit = args.get("max_bytes", DEFAULT_MAX_BYTES)
     seen = await wait_for_message(call.store, info, match, timeout, call.progress)

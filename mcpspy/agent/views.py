@@ -66,14 +66,20 @@ def finding_object(finding: Finding, summary: Summary) -> dict[str, Any]:
     } | captured(detail=text(finding.message), line=line)
 
 
+def session_id(info: SessionInfo) -> str:
+    """The session's id as mcpspy's own words use it: made safe, for a capture file may be crafted."""
+    return text(info.session)
+
+
 def session_head(info: SessionInfo) -> dict[str, Any]:
-    """mcpspy's facts about a session, and its name and command as captured."""
+    """mcpspy's facts about a session (its header's, made safe: a capture file may be crafted), and its
+    name and command as captured."""
     header = info.header
     return {
-        "id": info.session,
+        "id": session_id(info),
         "live": info.live,
-        "started": header.started,
-        "path": str(info.path),
+        "started": text(header.started),
+        "path": text(str(info.path)),
     } | captured(name=text(header.name), command=[text(arg) for arg in header.command])
 
 

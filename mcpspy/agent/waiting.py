@@ -21,6 +21,7 @@ import anyio
 import anyio.to_thread
 
 from mcpspy.agent.sessions import SessionStore
+from mcpspy.agent.views import session_id
 from mcpspy.analysis.model import Message, MessageSeen
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import CaptureReader
@@ -45,7 +46,7 @@ class Follow:
     """One capture, read on from where the last poll stopped."""
 
     def __init__(self, info: SessionInfo) -> None:
-        self.session = info.session
+        self.session = session_id(info)
         self.reader = CaptureReader(info.path)
         self.replay = Replay()
 

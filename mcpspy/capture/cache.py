@@ -14,13 +14,18 @@ The cache is JSON in mcpspy's state directory (``cache_dir``), 0600 in a 0700
 directory like the captures whose figures it holds; it is read without
 following a symlink, and written to a new private file that is then renamed
 into place, so a symlink planted in its place is never written through. An
-unreadable cache is an empty one.
+unreadable cache is an empty one, and so is one that is not the user's own
+(a cache under someone else's ``--home``). Nothing in it is trusted whole:
+an entry that is not the shape its caller expects (``valid``) is computed
+again, and the entries of captures that are gone (pruned, deleted) are
+dropped as the cache is loaded, so it never outgrows the sessions directory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -78,14 +83,22 @@ class CaptureCache:
         finally:
             cache.save()
 
-    def get(self, path: Path, compute: Callable[[Path], T]) -> T:
-        """The cached value while the file's size and mtime are unchanged; else ``compute(path)``, kept."""
+    def get(self, path: Path, compute: Callable[[Path], T], valid: Callable[[Any], bool] | None = None) -> T:
+        """The cached value while the file's size and mtime are unchanged; else ``compute(path)``, kept.
+
+        ``valid``: whether a cached value has the shape ``compute`` gives (else it is computed again).
+        """
         key = file_key(path)
         if key is None:
             return compute(path)
         name, stamp = key
         entry = self.entries.get(name)
-        if isinstance(entry, dict) and entry.get("stamp") == stamp:
+        if (
+            isinstance(entry, dict)
+            and entry.get("stamp") == stamp
+            and "value" in entry
+            and (valid is None or valid(entry["value"]))
+        ):
             self.hits += 1
             value: T = entry["value"]
             return value
@@ -102,12 +115,19 @@ class CaptureCache:
             return
         try:
             with os.fdopen(fd, "rb") as f:
+                st = os.fstat(f.fileno())
+                if st.st_uid != os.geteuid() or not stat.S_ISREG(st.st_mode):
+                    return  # not the user's own: figures someone else wrote are not shown as theirs
                 data = orjson.loads(f.read())
         except (OSError, orjson.JSONDecodeError):
             return
         if isinstance(data, dict) and data.get("format") == [CACHE_FORMAT, self.version]:
             entries = data.get("entries")
             self.entries = entries if isinstance(entries, dict) else {}
+        gone = [name for name in self.entries if not os.path.exists(name)]
+        for name in gone:  # a capture pruned or deleted: its figures go with it
+            del self.entries[name]
+        self._dirty = bool(gone)
 
     def save(self) -> None:
         """Write the cache (only if it changed): a new 0600 file, renamed over the old one."""

@@ -12,6 +12,7 @@ reason, as ssh refuses a lax ``~/.ssh``; it is never chmodded.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -236,3 +237,28 @@ def sync_dir(directory: Path, dir_fd: int | None = None) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """``--out FILE``: a new or replaced regular file, 0600, written whole; never through a symlink.
+
+    A symlink at ``path`` is refused (OSError ELOOP, as ``O_NOFOLLOW`` says it),
+    never followed nor replaced. A device or a FIFO there (``/dev/null``, a
+    pipe to another program) is written to as it is: nothing is replaced.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise OSError(errno.ELOOP, "a symlink; mcpspy never writes through one")
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        return
+    write_private_atomic(path, data)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from mcpspy.capture.private import write_output
 from mcpspy.exit_codes import EXIT_FINDINGS, fail
 from mcpspy.options import add_home_option
 from mcpspy.render.lazy import imported
@@ -169,4 +170,4 @@ def _emit(text: str, out: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    Path(out).expanduser().write_text(text, encoding="utf-8")
+    write_output(Path(out).expanduser(), text.encode("utf-8"))  # 0600, never through a symlink

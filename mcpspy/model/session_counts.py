@@ -60,7 +60,7 @@ def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[
             if info.live:
                 out.append(count_session(info))
                 continue
-            value: Any = cache.get(info.path, partial(_counts_json, info))
+            value: Any = cache.get(info.path, partial(_counts_json, info), _valid_counts)
             if not isinstance(value, dict):
                 out.append(SessionCounts(info))
                 continue
@@ -72,6 +72,24 @@ def count_sessions(infos: list[SessionInfo], sessions_dir: Path | None) -> list[
                 )
             )
     return out
+
+
+def _valid_counts(value: Any) -> bool:
+    """Whether a cached value is what ``_counts_json`` gives."""
+    if value is None:
+        return True
+    if not isinstance(value, dict) or not _count(value.get("messages")):
+        return False
+    findings, server = value.get("findings"), value.get("server")
+    return (
+        isinstance(findings, dict)
+        and all(_count(n) for n in findings.values())
+        and (server is None or isinstance(server, str))
+    )
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
 
 
 def _counts_json(info: SessionInfo, path: Path) -> dict[str, Any] | None:

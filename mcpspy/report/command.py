@@ -14,6 +14,7 @@ from pathlib import Path
 from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.locate import CaptureNotFound, locate_capture
+from mcpspy.capture.private import write_output
 from mcpspy.capture.reader import read_capture
 from mcpspy.exit_codes import EXIT_FINDINGS, fail
 from mcpspy.model.summary import Summary, build_summary
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         print_out(text)
     else:
         try:
-            Path(args.out).write_text(text, encoding="utf-8")
+            write_output(Path(args.out).expanduser(), text.encode("utf-8"))  # 0600, never via a symlink
         except OSError as exc:
             return fail(PROG, f"{args.out}: {exc.strerror or exc}")
     threshold = FAIL_ON[args.fail_on]

@@ -23,6 +23,7 @@ One page per session; entries are in send order, which is start-time order.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -42,6 +43,7 @@ from mcpspy.model.exchanges import (
 )
 from mcpspy.model.report import report_object
 from mcpspy.model.summary import Summary, exchange_state
+from mcpspy.report.shown_once import MAX_ROWS, ShownOnce, rows_left_out
 
 HAR_VERSION = "1.2"
 HTTP_VERSION = "JSON-RPC/2.0"
@@ -107,12 +109,19 @@ def response_part(result: Outcome, reply: Message | None) -> dict[str, Any]:
 
 
 def entry(
-    summary: Summary, exchange: Exchange, server: str, page: str, started: datetime, end_t: float
+    summary: Summary,
+    exchange: Exchange,
+    server: str,
+    page: str,
+    started: datetime,
+    end_t: float,
+    shown: ShownOnce | None = None,
 ) -> dict[str, Any]:
     analyzer = summary.analyzer
-    request = analyzer.message(exchange.request_seq)
     reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
     result = outcome(exchange, reply)
+    shown = ShownOnce() if shown is None else shown  # a seq the capture repeats: its message in one entry
+    request, reply = shown.first(analyzer.message(exchange.request_seq)), shown.first(reply)
     wait_ms = round((reply_or_end(exchange, analyzer, end_t) - exchange.sent_t) * 1000.0, 3)
     finding_ids = [f.id for m in (request, reply) if m is not None for f in m.findings]
     mcpspy_fields: dict[str, Any] = {
@@ -155,6 +164,11 @@ def har_object(summary: Summary) -> dict[str, Any]:
     end_t = summary.duration or 0.0
     report = report_object(summary)
     server = server_info(summary.analyzer).get("name") or header.name  # as OTLP's service.name
+    exchanges = summary.analyzer.exchanges
+    shown = ShownOnce()
+    comment = f"MCP stdio session {header.session}, recorded by mcpspy {header.mcpspy}"
+    if len(exchanges) > MAX_ROWS:
+        comment += f"; {rows_left_out(len(exchanges))}"
     return {
         "log": {
             "version": HAR_VERSION,
@@ -168,10 +182,10 @@ def har_object(summary: Summary) -> dict[str, Any]:
                 }
             ],
             "entries": [
-                entry(summary, ex, server, header.session, started, end_t)
-                for ex in summary.analyzer.exchanges
+                entry(summary, ex, server, header.session, started, end_t, shown)
+                for ex in itertools.islice(exchanges, MAX_ROWS)
             ],
-            "comment": f"MCP stdio session {header.session}, recorded by mcpspy {header.mcpspy}",
+            "comment": comment,
             "_mcpspy": {"session": report["session"], "era": report["era"], "findings": report["findings"]},
         }
     }

@@ -27,6 +27,7 @@ from mcpspy.analysis.sources import public_source
 from mcpspy.json_text import pretty_json
 from mcpspy.model.summary import Summary, exchange_state, exit_text
 from mcpspy.render.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
+from mcpspy.report.shown_once import MAX_ROWS, ShownOnce, rows_left_out
 from mcpspy.terminal import visible, visible_line
 
 ARROW = {"c2s": "→", "s2c": "←", "err": "!"}
@@ -46,6 +47,12 @@ def block(value: str) -> str:
 
 def raw_text(message: Message) -> str:
     return message.raw.decode("utf-8", "backslashreplace")
+
+
+#: Where a row names a message by a seq that the capture repeats, and an earlier row showed it.
+REPEATED_SEQ = (
+    '<div class="label">this seq is repeated in the capture: the message is shown once, above</div>'
+)
 
 
 def body_html(message: Message) -> str:
@@ -125,10 +132,13 @@ def row_summary(
     )
 
 
-def exchange_row(summary: Summary, exchange: Exchange, open_flagged: bool = False) -> str:
+def exchange_row(
+    summary: Summary, exchange: Exchange, open_flagged: bool = False, shown: ShownOnce | None = None
+) -> str:
     analyzer = summary.analyzer
-    request = analyzer.message(exchange.request_seq)
-    reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
+    shown = ShownOnce() if shown is None else shown
+    request = shown.first(analyzer.message(exchange.request_seq))
+    reply = shown.first(analyzer.message(exchange.reply_seq)) if exchange.reply_seq is not None else None
     messages = [m for m in (request, reply) if m is not None]
     state = exchange_state(exchange)
     latency = "" if exchange.latency is None else f"{exchange.latency * 1000:.1f} ms"
@@ -144,8 +154,10 @@ def exchange_row(summary: Summary, exchange: Exchange, open_flagged: bool = Fals
         finding_ids,
     )
     body = [f'<div class="label">request, {DIRECTION[direction]}, seq {exchange.request_seq}</div>']
-    body.append(body_html(request) if request is not None else "")
-    if reply is not None:
+    body.append(body_html(request) if request is not None else REPEATED_SEQ)
+    if reply is None and exchange.reply_seq is not None:
+        body.append(f'<div class="label">reply, seq {exchange.reply_seq}</div>{REPEATED_SEQ}')
+    elif reply is not None:
         body.append(
             f'<div id="m{reply.seq}" class="label">reply ({reply.kind.value}), seq {reply.seq}, '
             f"after {latency}</div>{body_html(reply)}"
@@ -203,16 +215,22 @@ def message_row(message: Message, open_flagged: bool = False) -> str:
 
 
 def transcript(summary: Summary) -> Iterator[str]:
-    """Every message in capture order; a reply is shown inside its request's row."""
+    """Every message in capture order, up to ``MAX_ROWS`` rows; a reply is shown inside its request's row."""
     open_flagged = len(summary.analyzer.messages) <= OPEN_FLAGGED_UP_TO
+    shown, rows = ShownOnce(), 0
     for message in summary.analyzer.messages:
         exchange = message.exchange
-        if exchange is not None and exchange.request_seq == message.seq:
-            yield exchange_row(summary, exchange, open_flagged)
-        elif exchange is not None and exchange.reply_seq == message.seq:
+        if exchange is not None and exchange.reply_seq == message.seq and exchange.request_seq != message.seq:
             continue
+        rows += 1
+        if rows > MAX_ROWS:
+            continue  # counted for the note
+        if exchange is not None and exchange.request_seq == message.seq:
+            yield exchange_row(summary, exchange, open_flagged, shown)
         else:
             yield message_row(message, open_flagged)
+    if rows > MAX_ROWS:
+        yield f'<p class="label" id="cut">{text(rows_left_out(rows))}</p>\n'
 
 
 def header_html(summary: Summary) -> str:

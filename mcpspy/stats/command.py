@@ -31,7 +31,7 @@ from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, re
 from mcpspy.exit_codes import fail
 from mcpspy.model.exchanges import parse_started
 from mcpspy.options import add_home_option
-from mcpspy.stats.counts import FIGURES_VERSION, Row, ServerStats, by_server, capture_figures
+from mcpspy.stats.counts import FIGURES_VERSION, Row, ServerStats, by_server, capture_figures, valid_figures
 from mcpspy.terminal import visible_line
 
 STATS_VERSION = 1
@@ -83,7 +83,7 @@ def gather(captures: list[tuple[Path, bool]], home: str | None) -> list[dict[str
                 if live:  # still growing: counted as it stands, never concluded, never cached
                     figures.append(capture_figures(path, live=True))
                 else:
-                    figures.append(cache.get(path, capture_figures))
+                    figures.append(cache.get(path, capture_figures, valid_figures))
             except (OSError, CaptureFormatError):
                 continue  # a capture that vanished or is not one: counted as nothing
     return figures

@@ -134,3 +134,28 @@ async def test_hostile_drift_stays_in_captured_fields(hostile_home: Path, tmp_pa
         drift = await call(client, "diff_sessions", a=session, baseline=str(baseline))
     assert drift["drift"] is True and len(drift["changes"]) >= 3
     assert assert_contained(drift) >= 3
+
+
+async def test_a_crafted_capture_header_shows_no_escape(tmp_path: Path) -> None:
+    """A capture file written by hand, its header's id, name and start full of escapes: mcpspy's own
+    sentences and fields show them made visible."""
+    hostile = "\x1b]0;pwned\x07\u202e"
+    header = {"format": "1.1", "session": f"id{hostile}", "started": f"2026-12-04T10:00:00.000Z{hostile}",
+              "command": [hostile], "name": hostile, "cwd": "/", "mcpspy": "0.1.0", "pid": 1 << 22}  # fmt: skip
+    request = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    record = {"seq": 1, "t": 0.01, "stream": "c2s", "text": json.dumps(request)}
+    (tmp_path / "crafted.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    async with agent(tmp_path) as client:
+        for tool, arguments in [
+            ("list_sessions", {}),
+            ("session_report", {}),
+            ("find_messages", {}),
+            ("get_exchange", {"seq": 1}),
+        ]:
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, (tool, result.content)
+            for block in result.content:
+                assert ESCAPE_BYTES.search(block.text) is None, block.text  # type: ignore[union-attr]
+            assert_contained(result.structured_content)
+        listed = await client.list_resources()
+        assert all(ESCAPE_BYTES.search(str(r.uri) + r.name) is None for r in listed.resources)

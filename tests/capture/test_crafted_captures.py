@@ -98,7 +98,7 @@ def test_readers_refuse_what_is_not_a_capture_file(tmp_path: Path) -> None:
             ["report", target],
             ["diff", target, target],
         ):
-            proc = mcpspy(*command, timeout=60)
+            proc = mcpspy(*command)
             assert proc.returncode == 2, (command, proc.stderr)
             assert proc.stderr.count(b"\n") == 1 and b"Traceback" not in proc.stderr, (command, proc.stderr)
 

@@ -42,3 +42,20 @@ def test_html_open() -> None:
         assert "skipped" in result
     else:
         assert result["open_ms_median"] > 0 and result["html_bytes"] > 0
+
+
+def test_otlp_latency() -> None:
+    result = bench("otlp_latency.py", "--rounds", "2", "--requests", "50")
+    assert set(result["p50_p99_by_round"]) == {"none", "live", "dead"}
+    assert all(len(rounds) == 2 for rounds in result["p50_p99_by_round"].values())
+    assert result["median"]["live"]["x_none"]["p99_us"] > 0 and result["spans"] > 0
+
+
+def test_sink_load() -> None:
+    result = bench("sink_load.py", "--requests", "3000", "--shapes", "plain,log,otlp")
+    for shape in ("plain", "log", "otlp"):
+        [run] = result["runs"][shape]
+        assert run["exit_code"] == 0 and run["samples"] >= 1 and run["peak_total_mib"] > 0, run
+        sinks = [name for name in run["peak_by_process_mib"] if "sink_child" in name]
+        assert len(sinks) == (0 if shape == "plain" else 1), run  # the sink process was sampled with mcpspy
+    assert result["runs"]["log"][0]["log_lines"] >= 6000

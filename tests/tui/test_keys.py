@@ -338,5 +338,9 @@ async def test_the_export_dialog_shows_every_format_at_80x24_and_enter_writes_fr
             if written and written[0].stat().st_size:
                 break
             await pilot.pause(0.05)
-        assert [p.name for p in written] == ["lesson-cancelled-view.json"], (list(tmp_path.iterdir()), app.screen, app.focused)
+        assert [p.name for p in written] == ["lesson-cancelled-view.json"], (
+            list(tmp_path.iterdir()),
+            app.screen,
+            app.focused,
+        )
         assert orjson.loads(written[0].read_bytes())

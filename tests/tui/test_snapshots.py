@@ -121,7 +121,9 @@ def test_all_live(size: tuple[int, int], snap_compare: Any, tmp_path: Path) -> N
                 break
             await pilot.pause(0.05)
         else:
-            raise AssertionError(f"never settled: {len(app.message_list.rows)} rows, {app.unanalysed} to analyse")
+            raise AssertionError(
+                f"never settled: {len(app.message_list.rows)} rows, {app.unanalysed} to analyse"
+            )
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=size, run_before=settled)

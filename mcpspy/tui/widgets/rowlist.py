@@ -72,7 +72,7 @@ def elide_middle(text: str, width: int) -> str:
 
 
 def elide_method(text: str, width: int) -> str:
-    """A method and what it names (`tools/call lookup`): narrow, its family goes (`call lookup`), then the rest."""
+    """A method and what it names (`tools/call lookup`); narrow, the family goes first (`call lookup`)."""
     method, _, subject = text.partition(" ")
     if len(text) <= width or "/" not in method:  # fits, or no method: a stderr line is cut at its end
         return text
