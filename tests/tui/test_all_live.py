@@ -111,7 +111,7 @@ async def test_every_live_session_in_one_view_each_paired_alone(tmp_path: Path) 
             crafted_live_capture(home)
             await until(pilot, lambda: len(table.rows) == 9, "the crafted session never joined")
             drawn = "\n".join(table.render_line(y).text for y in range(table.size.height))
-            assert "\x1b" not in drawn and "ev\\x1b[31…" in drawn  # the column cuts it, made visible
+            assert "\x1b" not in drawn and "ev\\x1b[3" in drawn  # made visible (the column may cut it)
             assert "\x1b" not in header_of(app) and server_part(app, "ev\\x1b[31mil[b]").startswith(
                 "ev\\x1b[31mil[b] 1 ✖"
             )
