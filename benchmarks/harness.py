@@ -269,6 +269,27 @@ def throughput(
     }
 
 
+def flood_then_close(session: Session, requests: int) -> tuple[float, float, int]:
+    """``requests`` written as fast as the pipe takes them and one line back each, then stdin closed.
+
+    Returns the seconds to the last line back, to the command's exit, and its exit code.
+    """
+    blocks = [
+        b"".join(request(i) for i in range(s, min(s + 1000, requests + 1)))
+        for s in range(1, requests + 1, 1000)
+    ]
+    writer = session.background_writer(blocks)
+    start = time.perf_counter()
+    writer.start()
+    session.count_lines(requests)
+    forward_s = time.perf_counter() - start
+    writer.join()
+    assert session.proc.stdin is not None
+    session.proc.stdin.close()
+    code = session.proc.wait(timeout=1800)
+    return forward_s, time.perf_counter() - start, code
+
+
 def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) -> dict[str, Any]:
     """One JSON line of ``size`` bytes through a command that echoes it (cat, or a shim over cat)."""
     head = b'{"jsonrpc":"2.0","method":"bench/echo","params":{"data":"'

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from mcpspy.model.summary import build_summary  # noqa: E402
-from mcpspy.replay_policy import analyze_capture  # noqa: E402
+from mcpspy.replay_policy import open_capture  # noqa: E402
 from mcpspy.report.html import render_html  # noqa: E402
 from tests.export.browser import chromium, dump_dom  # noqa: E402
 from tests.export.synthetic import big_capture  # noqa: E402
@@ -42,7 +42,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         capture_path = big_capture(Path(tmp) / "big.jsonl", args.messages)
         start = time.perf_counter()
-        capture, analyzer = analyze_capture(capture_path)
+        opened = open_capture(capture_path)
+        capture, analyzer = opened.capture, opened.analyzer
         html = render_html(build_summary(capture, capture_path, analyzer))
         render_s = time.perf_counter() - start
         page = Path(tmp) / "big.html"

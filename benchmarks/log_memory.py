@@ -29,13 +29,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import Session, request
+from harness import Session, flood_then_close
 
 HERE = Path(__file__).resolve().parent
 
@@ -84,20 +83,7 @@ def one_run(requests: int, log: bool, scratch: Path) -> dict[str, Any]:
     watcher = PeakWatcher(session.proc.pid)
     try:
         session.handshake()
-        blocks = [
-            b"".join(request(i) for i in range(s, min(s + 1000, requests + 1)))
-            for s in range(1, requests + 1, 1000)
-        ]
-        writer = session.background_writer(blocks)
-        start = time.perf_counter()
-        writer.start()
-        session.count_lines(requests)
-        forward_s = time.perf_counter() - start
-        writer.join()
-        assert session.proc.stdin is not None
-        session.proc.stdin.close()
-        code = session.proc.wait(timeout=1800)
-        exit_s = time.perf_counter() - start
+        forward_s, exit_s, code = flood_then_close(session, requests)
     finally:
         peak = watcher.stop()
         if session.proc.poll() is None:

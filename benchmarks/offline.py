@@ -25,7 +25,7 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
     """Read the capture, then feed every record to a fresh Analyzer and finish it."""
     try:
         from mcpspy.analysis.analyzer import Analyzer
-        from mcpspy.replay_policy import analyze_capture
+        from mcpspy.replay_policy import open_capture
     except ImportError as error:
         return {"skipped": f"the analysis has not landed yet ({error})"}
     from mcpspy.capture.reader import read_capture
@@ -49,12 +49,12 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
     feed_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
-    _, replayed = analyze_capture(capture_path)
+    replayed = open_capture(capture_path).analyzer
     replay_seconds = time.perf_counter() - start
 
     messages = len(analyzer.messages)
     if len(replayed.messages) != messages:
-        return {"error": f"analyze_capture saw {len(replayed.messages)} messages, feed saw {messages}"}
+        return {"error": f"open_capture saw {len(replayed.messages)} messages, feed saw {messages}"}
     return {
         "messages": messages,
         "exchanges": len(analyzer.exchanges),

@@ -75,7 +75,7 @@ def extras(results: dict[str, Any]) -> list[str]:
     if "messages_per_s" in ana:
         lines.append(
             f"analysis alone: {ana['messages']:,} messages fed in {ana['feed_seconds']:.2f} s = "
-            f"{ana['messages_per_s']:,.0f} msg/s; analyze_capture (read + analyse) "
+            f"{ana['messages_per_s']:,.0f} msg/s; open_capture (read + analyse) "
             f"{ana['replay_seconds']:.2f} s "
             f"= {ana['replay_messages_per_s']:,.0f} msg/s"
         )

@@ -28,7 +28,6 @@ import statistics
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from harness import Session, request, rss_bytes  # noqa: E402
+from harness import Session, flood_then_close, rss_bytes  # noqa: E402
 
 SHAPES = ("plain", "log", "otlp")
 
@@ -89,9 +88,8 @@ class TreeSampler:
             for pid in process_tree(self.root):
                 rss = rss_bytes(pid)
                 total += rss
-                name, peak = self.peaks.get(pid, ("", 0))
-                if rss > peak:
-                    self.peaks[pid] = (name or command_name(pid), rss)
+                if rss > self.peaks.get(pid, ("", 0))[1]:  # named again: a fork's name changes at its exec
+                    self.peaks[pid] = (command_name(pid), rss)
             self.samples += 1
             self.peak_total = max(self.peak_total, total)
 
@@ -116,20 +114,7 @@ def one_run(shape: str, requests: int, scratch: Path, collector_url: str) -> dic
     session = Session(command, env, scratch, timeout=1800)
     sampler = TreeSampler(session.proc.pid)
     try:
-        blocks = [
-            b"".join(request(i) for i in range(s, min(s + 1000, requests + 1)))
-            for s in range(1, requests + 1, 1000)
-        ]
-        writer = session.background_writer(blocks)
-        start = time.perf_counter()
-        writer.start()
-        session.count_lines(requests)
-        forward_s = time.perf_counter() - start
-        writer.join()
-        assert session.proc.stdin is not None
-        session.proc.stdin.close()
-        code = session.proc.wait(timeout=1800)
-        exit_s = time.perf_counter() - start
+        forward_s, exit_s, code = flood_then_close(session, requests)
     finally:
         memory = sampler.stop()
         if session.proc.poll() is None:

@@ -16,10 +16,14 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mcpspy import __version__, early_signals
-from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED
+from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED, EXIT_UNREADABLE
 from mcpspy.options import add_home_option, seconds
+
+if TYPE_CHECKING:
+    from mcpspy.inject.spec import Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ def subcommands() -> dict[str, Subcommand]:
     from mcpspy.drift import command as drift
     from mcpspy.playback import mock_command, replay_command
     from mcpspy.report import command as report
-    from mcpspy.report import rules, session_list
+    from mcpspy.report import faults, rules, session_list
     from mcpspy.stats import command as stats
     from mcpspy.tui import command as tui
 
@@ -49,6 +53,9 @@ def subcommands() -> dict[str, Subcommand]:
         "sessions": Subcommand("list recorded sessions", session_list.add_arguments, session_list.run),
         "report": Subcommand("findings and exchanges of a capture", report.add_arguments, report.run),
         "rules": Subcommand("the findings catalogue", rules.add_arguments, rules.run),
+        "faults": Subcommand(
+            "the faults --inject can make, to test a client", faults.add_arguments, faults.run
+        ),
         "stats": Subcommand("calls, errors and latency across sessions", stats.add_arguments, stats.run),
         "demo": Subcommand("a planted-bug demo server behind the proxy, live", demo.add_arguments, demo.run),
         "wrap": Subcommand(
@@ -100,6 +107,7 @@ COMMAND_NAMES = frozenset(
         "sessions",
         "report",
         "rules",
+        "faults",
         "demo",
         "wrap",
         "unwrap",
@@ -128,6 +136,7 @@ commands:
   sessions                list recorded sessions
   report [FILE]           findings and exchanges (text, --json, --markdown)
   rules [ID]              the findings catalogue, or one rule explained
+  faults [ID]             the faults --inject makes on purpose, to test a client
   stats [SESSION...]      calls, errors and latency per server, method and tool
   demo                    a planted-bug demo server, live in the TUI
   wrap NAME / unwrap NAME put a client's server entry through mcpspy and back
@@ -196,6 +205,27 @@ def proxy_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="send each exchange to an OTLP/HTTP collector as it completes "
         "(no URL: $OTEL_EXPORTER_OTLP_ENDPOINT; needs mcpspy[otel])",
+    )
+    p.add_argument(
+        "--inject",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="make this fault on purpose, to test the client (repeatable): "
+        "ID[@METHOD|@id=N][#N|#every|~P][:KEY=VALUE,...]; `mcpspy faults` lists them",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="FILE|NAME",
+        help="a list of --inject SPECs: a TOML file, or a built-in (`mcpspy faults --scenarios`)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="what --inject ID~P draws from (default: the scenario's, else 0)",
     )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="say what mcpspy does on stderr (off by default)"
@@ -320,6 +350,18 @@ def run_proxy_cli(argv: list[str]) -> int:
         retention = policy_from(args.retain)
     except ValueError as exc:
         parser.error(str(exc))
+    inject: tuple[Spec, ...] = ()
+    if args.inject or args.scenario:
+        from mcpspy.inject.scenarios import ScenarioError, scenario_seed, specs_from
+        from mcpspy.inject.spec import SpecError
+
+        try:
+            inject = specs_from(args.scenario, args.inject)
+            if args.seed is None:
+                args.seed = scenario_seed(args.scenario)
+        except (SpecError, ScenarioError) as exc:
+            print(f"mcpspy: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     if (status := early_signals.pending_exit()) is not None:
         return status  # told to stop before the server was started
     return run(
@@ -335,5 +377,7 @@ def run_proxy_cli(argv: list[str]) -> int:
             redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
             otlp_endpoint=args.otlp_endpoint,
             retention=retention,
+            inject=inject,
+            seed=args.seed or 0,
         )
     )

@@ -50,7 +50,7 @@ async def shoot(name: str, fixture: str, keys: list[str], size: tuple[int, int],
 def html_shot(fixture: str, fragment: str, out: Path) -> Path | None:
     """The HTML report of a fixture as headless Chromium draws it (skipped without chromium)."""
     from mcpspy.model.summary import build_summary
-    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.replay_policy import open_capture
     from mcpspy.report.html import render_html
     from tests.export.browser import chromium, run_chromium
 
@@ -58,7 +58,8 @@ def html_shot(fixture: str, fragment: str, out: Path) -> Path | None:
         return None
     path = REPO / "fixtures" / f"{fixture}.jsonl"
     page = out / "html-report.html"
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     page.write_text(render_html(build_summary(capture, path, analyzer)), encoding="utf-8")
     shot = out / "html-report.png"
     run_chromium(

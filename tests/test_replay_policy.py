@@ -23,7 +23,7 @@ from mcpspy.analysis.model import AnalysisEvent, FindingRaised
 from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.records import Event, Header, LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.proxy.log import LogSink
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.tui.app import InspectorApp
 from tests.conftest import MCPSPY
 from tests.tui.test_app import header_of
@@ -86,7 +86,7 @@ def write_capture(path: Path, upto: int | None = None) -> None:
 
 
 def severities(pairs: set[tuple[str, int]], path: Path) -> Counter[str]:
-    _, analyzer = analyze_capture(path)
+    analyzer = open_capture(path).analyzer
     by_id = {f.id: f.severity.label for f in analyzer.findings}
     return Counter(by_id[rule] for rule, _ in pairs)
 
@@ -100,7 +100,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_the_replay_itself_finds_what_is_expected(home: Path) -> None:
-    _, analyzer = analyze_capture(next(home.glob("*.jsonl")))
+    analyzer = open_capture(next(home.glob("*.jsonl"))).analyzer
     assert {(f.id, f.seq) for f in analyzer.findings} == EXPECTED
 
 

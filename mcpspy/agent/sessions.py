@@ -12,19 +12,14 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.format import CaptureFormatError
-from mcpspy.capture.header_format import epoch_of
-from mcpspy.capture.reader import Capture, CaptureReader, read_capture
 from mcpspy.capture.sessions import SessionInfo, find_session, list_sessions, read_session, search_dirs
 from mcpspy.model.summary import Summary, build_summary
-from mcpspy.replay_policy import replay_records
+from mcpspy.replay_policy import open_capture
 from mcpspy.terminal import visible_line
 
 KEPT = 8  # finished sessions whose analysis is kept
@@ -44,26 +39,6 @@ def shown_ref(ref: str) -> str:
     """The agent's own words, quoted back in an error: one line, at most 80 characters."""
     ref = visible_line(ref)
     return repr(ref if len(ref) <= 80 else ref[:79] + "…")
-
-
-def replayed(info: SessionInfo, clock: Callable[[], float] = time.time) -> tuple[Capture, Analyzer]:
-    """The capture and its analysis, as ``report`` reads a finished one and the TUI a live one.
-
-    Live: a last line still being written is left for later (not a torn end), and
-    requests are judged slow by the clock, as the TUI's live view judges them.
-    """
-    if not info.live:
-        capture = read_capture(info.path)
-        return capture, replay_records(capture.records).analyzer
-    with CaptureReader(info.path) as reader:
-        records = reader.poll()
-        if reader.header is None:
-            raise CaptureFormatError(f"{info.path}: no header line yet")
-        replay = replay_records(records, conclude=False)
-        started = epoch_of(reader.header.started)
-        if started is not None:
-            replay.tick(clock() - started)
-        return Capture(reader.header, records, list(reader.problems)), replay.analyzer
 
 
 class SessionStore:
@@ -117,13 +92,13 @@ class SessionStore:
                 self._kept.move_to_end(key)
                 return self._kept[key]
         try:
-            capture, analyzer = replayed(info)
+            opened = open_capture(info.path)
         except OSError as exc:
             raise ToolInputError(f"The capture {info.path} cannot be read: {exc.strerror or exc}.") from None
         except CaptureFormatError:
             raise ToolInputError(f"The file {info.path} is not a capture this mcpspy can read.") from None
-        summary = build_summary(capture, info.path, analyzer)
-        if not info.live:
+        summary = build_summary(opened.capture, info.path, opened.analyzer)
+        if not opened.live:
             with self._lock:
                 self._kept[key] = summary
                 while len(self._kept) > KEPT:

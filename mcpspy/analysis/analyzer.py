@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -44,7 +46,7 @@ from mcpspy.analysis.rules.shapes import Shapes
 from mcpspy.analysis.rules.subscriptions import Subscriptions
 from mcpspy.analysis.rules.tool_schemas import ToolSchemas
 from mcpspy.analysis.schema import ResultSchemas
-from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 
 # Hot (every line is dispatched here): Enum members as module constants (speed policy: analysis/__init__.py).
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
@@ -71,7 +73,6 @@ _SERVER_NOTIFICATION = [
 ]
 _CANCEL = ["requests.notification", "subscriptions.cancel", "pairing.cancel"]
 _PROGRESS = ["requests.notification", "progress.notification", "requests.progress"]
-_ANSWERED = ["pairing.response", "era.initialize_answered", "modern.initialize_answered"]  # by the server
 HOOKS: dict[HookKey, list[str]] = {
     (REQUEST, C2S): [
         *_CLIENT_REQUEST,
@@ -107,23 +108,60 @@ HOOKS: dict[HookKey, list[str]] = {
     (NOTIFICATION, S2C, "notifications/cancelled"): _CANCEL,
     (NOTIFICATION, S2C, "notifications/progress"): _PROGRESS,
     (NOTIFICATION, S2C, "notifications/message"): [*_SERVER_NOTIFICATION, "logging.notification"],
-    (RESPONSE, S2C): [
-        *_ANSWERED,
+    (RESPONSE, S2C): ["pairing.response"],  # then REPLIES, by its request's method
+    (ERROR, S2C): ["envelope.idless_error", "pairing.response"],
+    (RESPONSE, C2S): ["modern.client_response", "pairing.response"],
+    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response"],
+}
+# A reply that paired goes on by the method of the request it answers, with the hooks that judge
+# that method's replies (a hook that would return at once for it is left out of its row).
+_RESULT = ["modern.result", "mrtr.result"]  # a result to any client request but initialize
+_CACHEABLE = [*_RESULT, "caching.result", "shapes.result", "pairing.release"]
+REPLIES: dict[HookKey, list[str]] = {
+    (RESPONSE, S2C): [*_RESULT, "shapes.result", "pairing.release"],
+    (RESPONSE, S2C, "initialize"): [
+        "era.initialize_answered",
+        "modern.initialize_answered",
+        "capabilities.learn_server",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "server/discover"): [
         "modern.result",
         "capabilities.learn_server",
-        "subscriptions.answered",
         "deprecations.discover_answered",
         "mrtr.result",
         "caching.result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "subscriptions/listen"): [
+        "modern.result",
+        "subscriptions.answered",
+        "mrtr.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "resources/read"): [
+        *_RESULT,
+        "caching.result",
         "deprecations.read_result",
-        "modern.ping_result",
+        "shapes.result",
+        "pairing.release",
+    ],
+    (RESPONSE, S2C, "ping"): [*_RESULT, "modern.ping_result", "shapes.result", "pairing.release"],
+    (RESPONSE, S2C, "tools/list"): [
+        *_RESULT,
+        "caching.result",
         "tool_schemas.result",
         "shapes.result",
         "pairing.release",
     ],
+    (RESPONSE, S2C, "prompts/list"): _CACHEABLE,
+    (RESPONSE, S2C, "resources/list"): _CACHEABLE,
+    (RESPONSE, S2C, "resources/templates/list"): _CACHEABLE,
     (ERROR, S2C): [
-        "envelope.idless_error",
-        *_ANSWERED,
+        "era.initialize_answered",
+        "modern.initialize_answered",
         "modern.error",
         "requests.client_error",
         "capabilities.learn_server",
@@ -133,15 +171,10 @@ HOOKS: dict[HookKey, list[str]] = {
         "caching.error",
         "pairing.release",
     ],
-    (RESPONSE, C2S): [
-        "modern.client_response",
-        "pairing.response",
-        "modern.ping_result",
-        "tool_schemas.result",
-        "shapes.result",
-        "pairing.release",
-    ],
-    (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response", "pairing.release"],
+    (RESPONSE, C2S): ["shapes.result", "pairing.release"],  # the client answering the server
+    (RESPONSE, C2S, "ping"): ["modern.ping_result", "shapes.result", "pairing.release"],
+    (RESPONSE, C2S, "tools/list"): ["tool_schemas.result", "shapes.result", "pairing.release"],
+    (ERROR, C2S): ["pairing.release"],
 }
 # Around every row: before, what the process's life learns; after, the _meta key names (an
 # initialize result has set the revision by then).
@@ -156,6 +189,11 @@ UNREAD: dict[HookKey, list[str]] = {
     (ERROR, S2C): ["pairing.response", "pairing.release"],
     (ERROR, C2S): ["pairing.response", "pairing.release"],
 }
+
+
+def _by_value(key: HookKey) -> tuple[str, ...]:
+    """A row's key as the dispatch looks it up: the values of its Kind and Stream (hot: see _protocol)."""
+    return (key[0].value, key[1].value, *key[2:])
 
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
@@ -241,8 +279,10 @@ class Analyzer:
                 getattr(families[family], method) for family, method in (n.split(".") for n in names)
             )
 
-        self._hooks = {key: hooks(names) for key, names in HOOKS.items()}
-        self._unread = {key: hooks(names) for key, names in UNREAD.items()}
+        # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
+        self._hooks = {_by_value(key): hooks(names) for key, names in HOOKS.items()}
+        self._replies = {_by_value(key): hooks(names) for key, names in REPLIES.items()}
+        self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -306,6 +346,8 @@ class Analyzer:
             if self.retain:
                 self.lifecycle.append(seen)
             self._out.events.append(seen)
+            if record.event is Event.INJECTED:
+                self._injected(record.details)
             self._lifecycle.event(record)
             self._capture.event(record)
             return self._out.events
@@ -322,6 +364,27 @@ class Analyzer:
             if carried is not None:
                 self._protocol(carried)
         return self._out.events
+
+    def _injected(self, details: dict[str, Any]) -> None:
+        """An ``injected`` record (``mcpspy --inject``): what it wrote, and the request it struck, are its."""
+        out = self._out
+        altered, lines = details.get("altered"), details.get("lines", 0)
+        if type(altered) is int and type(lines) is int:
+            seqs = range(altered, altered + max(1, min(lines, 1 << 20)))
+            out.injected_seqs.update(seqs)
+            out.injected_lines.update(dict.fromkeys(seqs, details))
+        ident = details.get("id")
+        if isinstance(ident, str) and details.get("request"):
+            for exchange in self._pairing.in_flight(C2S):
+                if orjson.dumps(exchange.id).decode() == ident:
+                    out.injected_seqs.add(exchange.request_seq)
+        if details.get("ends"):
+            out.injected_all = True
+
+    @property
+    def injected_findings(self) -> list[Finding]:
+        """Findings an injection provoked (``--inject``): never among ``findings``, never counted."""
+        return self._out.injected_findings
 
     def records_missing(self) -> None:
         """Records between the last fed and the next never came (a --log that fell behind)."""
@@ -347,15 +410,24 @@ class Analyzer:
         """A JSON-RPC message, to the families in the order of its row of ``HOOKS``."""
         for hook in self._before:
             hook(message)
-        kind, stream = message.kind, message.stream
+        kind = message.kind
+        kind_value, stream = kind._value_, message.stream._value_
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-            for hook in self._unread.get((kind, stream), ()):
+            for hook in self._unread.get((kind_value, stream), ()):
                 hook(message)
             return
         hooks = self._hooks
-        row = hooks.get((kind, stream, message.method or "")) or hooks[kind, stream]
+        row = hooks.get((kind_value, stream, message.method or "")) or hooks[kind_value, stream]
         for hook in row:
             if hook(message):
                 break
+        else:
+            exchange = message.exchange
+            if exchange is not None and (
+                kind is RESPONSE or kind is ERROR
+            ):  # paired: by its request's method
+                replies = self._replies
+                for hook in replies.get((kind_value, stream, exchange.method)) or replies[kind_value, stream]:
+                    hook(message)
         for hook in self._after:
             hook(message)

@@ -86,6 +86,7 @@ class Finding:
     stream: Stream | None
     message: str  # the sentence for this occurrence, with its specifics
     related_seq: int | None = None  # e.g. the request a stray reply points back to
+    injected: bool = False  # provoked by mcpspy --inject: never counted as the server's
 
     @property
     def id(self) -> RuleId:
@@ -157,6 +158,7 @@ class Message:
     exchange: Exchange | None = None
     findings: list[Finding] = field(default_factory=list)
     glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
+    injected: dict[str, Any] | None = None  # written by mcpspy --inject: its ``injected`` record's fields
 
     @property
     def size(self) -> int:

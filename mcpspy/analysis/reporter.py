@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import (
@@ -44,10 +45,19 @@ class Reporter:
         self.message_count = 0
         self.finding_counts: dict[Severity, int] = dict.fromkeys(Severity, 0)
         self.hold = False  # lean mode: keep the replies in by_seq while set (rules/legacy.py)
+        # --inject: the records an injection wrote or struck; findings about them are its own, not the
+        # server's (kept apart in ``injected_findings``, counted nowhere). After one that ends the
+        # session (a crash, a cut line), every finding is.
+        self.injected_seqs: set[int] = set()
+        self.injected_all = False
+        self.injected_findings: list[Finding] = []
+        self.injected_lines: dict[int, dict[str, Any]] = {}  # seq -> the injection that wrote that line
         self._recent: deque[int] = deque()
         self._kept: list[int] = []  # lean mode: replies kept past the recent ones while holding
 
     def message(self, message: Message) -> None:
+        if self.injected_lines:
+            message.injected = self.injected_lines.pop(message.seq, None)
         self.message_count += 1
         self.by_seq[message.seq] = message
         if self.retain:
@@ -83,10 +93,17 @@ class Reporter:
         self, rule: RuleId, seq: int, stream: Stream | None, sentence: str, related_seq: int | None = None
     ) -> None:
         """Raise ``rule`` about record ``seq``; ``sentence`` says what this occurrence is."""
-        finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
-        self.finding_counts[finding.severity] += 1
-        if self.retain:
-            self.findings.append(finding)
+        if self.injected_all or (
+            self.injected_seqs and (seq in self.injected_seqs or related_seq in self.injected_seqs)
+        ):
+            finding = Finding(RULES[rule], seq, stream, sentence, related_seq, injected=True)
+            if self.retain:
+                self.injected_findings.append(finding)
+        else:
+            finding = Finding(RULES[rule], seq, stream, sentence, related_seq)
+            self.finding_counts[finding.severity] += 1
+            if self.retain:
+                self.findings.append(finding)
         target = self.by_seq.get(seq)
         if target is not None:
             target.findings.append(finding)

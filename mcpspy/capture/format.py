@@ -28,6 +28,11 @@ proxy was killed) are left out; a capture that ends among them is torn.
 A 1.0 reader reads a 1.1 capture's parts as unreadable records, and its
 ends as their last bytes; a 1.1 reader reads 1.0 captures unchanged.
 
+Format 1.2: ``mcpspy --inject`` records each injection as a lifecycle record
+of its own, event ``injected`` (the fields: ``inject.record``). A 1.1 reader
+reads a 1.2 capture with those records left out as unreadable (it says so);
+a 1.2 reader reads 1.0 and 1.1 captures unchanged.
+
 A ``capture-gap`` lifecycle record says what the proxy dropped rather than
 wait on the disk (``capture.admission``): ``lines``, ``bytes``, the ``first``
 and ``last`` seq lost, and ``parts`` of streamed lines lost.

@@ -12,7 +12,7 @@ import orjson
 
 from mcpspy.capture.records import Header
 
-FORMAT_VERSION = "1.1"
+FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = 1
 
 

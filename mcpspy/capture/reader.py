@@ -230,13 +230,19 @@ class Capture:
     problems: list[str] = field(default_factory=list)
 
 
-def read_capture(path: str | os.PathLike[str]) -> Capture:
-    """Read everything readable; a torn last line becomes a problem note and a ``capture-torn`` record."""
+def read_capture(path: str | os.PathLike[str], growing: bool = False) -> Capture:
+    """Read everything readable; a torn last line becomes a problem note and a ``capture-torn`` record.
+
+    ``growing``: a proxy is still writing the capture, so a last line without its
+    newline is one being written, left for a later read, not a torn end.
+    """
     with CaptureReader(path) as reader:
         records = reader.poll()
         if reader.header is None:
             raise CaptureFormatError(f"{path}: empty or unreadable capture (no header line)")
         problems = list(reader.problems)
+        if growing:
+            return Capture(reader.header, records, problems)
         if reader._skipping:
             problems.append(
                 f"the last line ({reader._skipping} bytes) is longer than any mcpspy writes: skipped"

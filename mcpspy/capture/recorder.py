@@ -17,6 +17,7 @@ head and tail (``capture.pieces``), for live views that analyse it.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field, replace
 
 from mcpspy.capture.pieces import KEEP, Joiner
@@ -38,10 +39,21 @@ class _Lifecycle:
     details: dict[str, int | str | float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """An injection (``--inject``): recorded before the first of the next ``lines`` lines of ``stream``."""
+
+    t: float
+    stream: Stream
+    lines: int
+    details: dict[str, int | str | float]
+    skip: int = 0  # lines before its own that it left as they were
+
+
 class Recorder:
     def __init__(self, part_at: int = PART_AT, part_size: int = PART_SIZE) -> None:
         self._next_ticket = 0  # the first ticket not released yet
-        self._held: dict[int, _Chunk | _Lifecycle] = {}  # handed in ahead of their turn
+        self._held: dict[int, _Chunk | _Lifecycle | _Mark] = {}  # handed in ahead of their turn
         self._splitters = {stream: LineSplitter(part_at, part_size) for stream in Stream}
         self._seq = 0
         self._due: list[Recorded] = []
@@ -49,6 +61,8 @@ class Recorder:
         self.keep_edges = False  # give a streamed line's end its head and tail (live views want them)
         self.keep = KEEP  # what the edges keep (``capture.pieces``)
         self._edges: dict[Stream, Joiner] = {}
+        self._marks: dict[Stream, deque[_Mark]] = {}  # injections waiting for their line (if any)
+        self._owed: dict[Stream, int] = {}  # lines still to come that an injection recorded already covers
 
     def hand_in(self, ticket: int, stream: Stream, t: float, data: bytes) -> None:
         """A chunk read under ``ticket`` (b"" at end of stream). Every ticket must be handed in."""
@@ -62,6 +76,24 @@ class Recorder:
     def event(self, ticket: int, t: float, event: Event, **details: int | str | float) -> None:
         """A lifecycle event, ordered where its ticket was taken."""
         self._held[ticket] = _Lifecycle(t, event, details)
+        self._release_in_turn()
+
+    def mark(
+        self,
+        ticket: int,
+        t: float,
+        stream: Stream,
+        lines: int,
+        details: dict[str, int | str | float],
+        skip: int = 0,
+    ) -> None:
+        """An injection, handed in before the bytes it wrote: recorded before its first line, naming it.
+
+        The record (event ``injected``) gets ``altered``, the seq of the first of the ``lines``
+        line records it made on ``stream`` (none when it made none: a dropped reply), after
+        ``skip`` lines it left as they were.
+        """
+        self._held[ticket] = _Mark(t, stream, lines, details, skip)
         self._release_in_turn()
 
     def note(self, t: float, event: Event, **details: int | str | float) -> None:
@@ -91,6 +123,11 @@ class Recorder:
             self._release(self._held.pop(ticket))
         for stream in Stream:
             self._close(stream, t)
+        for marks in self._marks.values():  # injections whose bytes never made a line
+            for mark in marks:
+                self._seq += 1
+                self._due.append(LifecycleRecord(self._seq, mark.t, Event.INJECTED, mark.details))
+        self._marks.clear()
 
     def _release_in_turn(self) -> None:
         held = self._held
@@ -98,10 +135,16 @@ class Recorder:
             self._release(held.pop(self._next_ticket))
             self._next_ticket += 1
 
-    def _release(self, item: _Chunk | _Lifecycle) -> None:
+    def _release(self, item: _Chunk | _Lifecycle | _Mark) -> None:
         if isinstance(item, _Lifecycle):
             self._seq += 1
             self._due.append(LifecycleRecord(self._seq, item.t, item.event, item.details))
+        elif isinstance(item, _Mark):
+            if item.lines:
+                self._marks.setdefault(item.stream, deque()).append(item)
+            else:
+                self._seq += 1
+                self._due.append(LifecycleRecord(self._seq, item.t, Event.INJECTED, item.details))
         else:
             self._release_chunk(item.stream, item.t, item.data)
 
@@ -116,10 +159,33 @@ class Recorder:
             first = lines[0]
             if type(first) is LongLine and first.parts:
                 lines = [self._ended(stream, first), *lines[1:]]
+            if self._marks and stream in self._marks:
+                self._attach(stream, len(lines))
             self._due.append(LineBatch(self._seq + 1, t, stream, lines))
             self._seq += len(lines)
         if splitter.pending >= splitter.part_size:
             self._take_parts(splitter, stream, t)
+
+    def _attach(self, stream: Stream, count: int) -> None:
+        """Record the injections whose first line is among the next ``count`` lines of ``stream``."""
+        pending = self._marks[stream]
+        at = self._owed.get(stream, 0)  # where in these lines the next injection's lines start
+        starting: list[tuple[_Mark, int]] = []
+        while pending and at + pending[0].skip < count:
+            mark = pending.popleft()
+            at += mark.skip
+            starting.append((mark, at))
+            at += mark.lines
+        if pending and at < count:  # the next one's lines left as they were began among these
+            pending[0] = replace(pending[0], skip=pending[0].skip - (count - at))
+        owed = self._owed[stream] = max(0, at - count)
+        if not pending and not owed:  # kept while owed: the next injection starts after those lines
+            del self._marks[stream]
+        first_line = self._seq + len(starting) + 1
+        for mark, index in starting:
+            self._seq += 1
+            details = {**mark.details, "altered": first_line + index, "lines": mark.lines}
+            self._due.append(LifecycleRecord(self._seq, mark.t, Event.INJECTED, details))
 
     def _take_parts(self, splitter: LineSplitter, stream: Stream, t: float) -> None:
         parts = splitter.take_parts()
@@ -145,5 +211,7 @@ class Recorder:
         if tail is not None:
             if type(tail) is LongLine and tail.parts:
                 tail = self._ended(stream, tail)
+            if self._marks and stream in self._marks:
+                self._attach(stream, 1)
             self._seq += 1
             self._due.append(LineBatch(self._seq, t, stream, (tail,), terminated=False))

@@ -34,6 +34,7 @@ class Event(enum.Enum):
     CLIENT_GONE = "client-gone"  # writing to the client's stdout failed
     PROXY_STOPPED = "proxy-stopped"  # exit code of mcpspy
     CAPTURE_GAP = "capture-gap"  # records dropped to keep forwarding: lines, bytes, first, last, parts
+    INJECTED = "injected"  # --inject altered the traffic: fault, spec, altered (seq), before, after
     CAPTURE_TORN = "capture-torn"  # never written: a reader's note that the capture ends inside a record
 
 

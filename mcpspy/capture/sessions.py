@@ -188,6 +188,21 @@ def read_header_and_state(fd: int) -> tuple[Header, bool]:
     return header, not _ended(fd) and _pid_alive(header.pid)
 
 
+def capture_is_live(path: Path) -> bool:
+    """Whether a proxy is still writing the capture at ``path`` (as ``read_header_and_state`` says);
+    False for what cannot be read (reading it will say why)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return read_header_and_state(fd)[1]
+    except (OSError, CaptureFormatError):
+        return False
+    finally:
+        os.close(fd)
+
+
 def read_session_checked(path: Path) -> SessionInfo | str:
     """Header and liveness of one capture, or why it is not one (a single line)."""
     try:

@@ -48,6 +48,11 @@ class CaptureWriter:
         self._fd = -1
         self.failed = False
 
+    @property
+    def redactor(self) -> Callable[[bytes], bytes | None] | None:
+        """How this capture redacts a line (None: it does not), for records that quote lines."""
+        return None if self._redactor is None else self._redactor.redact
+
     def open(self, header: Header, private_dir: bool, overwrite: bool = False) -> None:
         """Create the capture and write its header.
 

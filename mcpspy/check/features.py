@@ -38,7 +38,6 @@ def _list(
 ) -> list[Any]:
     modern = params is not None
     items: list[Any] = []
-    scopes: set[Any] = set()
     with script.step(check_id) as verdict:
         cursor: Any = None
         pages = 0
@@ -57,20 +56,13 @@ def _list(
                 )
                 verdict.problems.append(Problem(Severity.ERROR, verdict.message, sent.reply.evidence))
                 return items
-            problems, page_items = page_problems(kind, sent.result, modern)
+            problems, page_items = page_problems(kind, sent.result)
             verdict.problems += [Problem(sev, text, sent.reply.evidence) for sev, text in problems]
             items += page_items
             result = sent.result if isinstance(sent.result, dict) else {}
-            scopes.add(result.get("cacheScope"))
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str):
                 break
-        if modern and len(scopes) > 1:
-            verdict.problems.append(
-                Problem(
-                    Severity.ERROR, f"the pages of {method} differ in cacheScope: {sorted(map(str, scopes))}"
-                )
-            )
         more = f" (more pages after {MAX_PAGES}; not followed)" if isinstance(cursor, str) else ""
         listed = f": {names(items)}" if items else ""
         cache = ""
@@ -111,7 +103,7 @@ def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) ->
                 verdict.message = f"tools/call {name!r} got error {shown(sent.code)}: {shown(message)}"
                 verdict.problems.append(Problem(Severity.WARNING, verdict.message, sent.reply.evidence))
                 continue
-            problems = call_problems(sent.result, meta is not None)
+            problems = call_problems(sent.result)
             verdict.problems += [Problem(sev, text, sent.reply.evidence) for sev, text in problems]
             is_error = isinstance(sent.result, dict) and sent.result.get("isError") is True
             verdict.message = f"tools/call {name!r} answered" + (

@@ -15,6 +15,7 @@ import orjson
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Finding, Severity
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
 from mcpspy.check.model import EraRun, Evidence, Problem, Status, Verdict
@@ -23,8 +24,10 @@ from mcpspy.model.summary import build_summary
 
 E, W = Severity.ERROR, Severity.WARNING
 #: Findings about a request that are its receiver's doing: the server's when the request is the client's.
-UNANSWERED = frozenset({"pairing.unanswered", "pairing.slow", "pairing.server-request-unanswered"})
-ROUTED_BY_RULE = {"lifecycle.no-exit-on-eof": "eof.exit"}
+UNANSWERED = frozenset(
+    {RuleId.PAIRING_UNANSWERED, RuleId.PAIRING_SLOW, RuleId.PAIRING_SERVER_REQUEST_UNANSWERED}
+)
+ROUTED_BY_RULE = {RuleId.LIFECYCLE_NO_EXIT_ON_EOF: "eof.exit"}
 
 
 class Lines:
@@ -105,7 +108,7 @@ def route(
             target = by_id["framing.stdout"]
         elif finding.id in ROUTED_BY_RULE and ROUTED_BY_RULE[finding.id] in by_id:
             target = by_id[ROUTED_BY_RULE[finding.id]]
-        elif finding.id == "lifecycle.crash-in-flight" and stopped_by is not None:
+        elif finding.id is RuleId.LIFECYCLE_CRASH_IN_FLIGHT and stopped_by is not None:
             target = stopped_by
         else:
             target = by_seq.get(finding.seq) or by_seq.get(finding.related_seq or -1) or session

@@ -95,15 +95,16 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
         script.eof_delivered = driver.stdin_drained.is_set()
         driver.stop()
     from mcpspy.check.judge import judge  # imported while the servers start, not before
-    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.replay_policy import open_capture
 
     try:
-        capture, analyzer = analyze_capture(path)
+        opened = open_capture(path)
     except (OSError, CaptureFormatError) as exc:
         tail = driver.stderr_tail.strip().splitlines()
         said = f" (it said: {tail[-1]})" if tail else ""
         raise CheckError(f"the proxy wrote no readable capture at {path}: {exc}{said}") from exc
-    run = judge(script, path, capture, analyzer)
+    capture = opened.capture
+    run = judge(script, path, capture, opened.analyzer)
     run.answered = any(m.is_reply for m in driver.received)
     for record in capture.records:  # "error": the proxy could not start the command
         if (

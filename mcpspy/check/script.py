@@ -17,6 +17,7 @@ import orjson
 
 from mcpspy import __version__
 from mcpspy.analysis.model import Severity
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Stream
 from mcpspy.check.client import Driver, Received
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
@@ -70,7 +71,7 @@ class Script:
         self.options = options
         self.timeout = options.timeout
         self.verdicts: list[Verdict] = []
-        self.excused: set[tuple[str, Evidence]] = set()  # (rule id, line): findings about our own probes
+        self.excused: set[tuple[RuleId, Evidence]] = set()  # (rule id, line): findings about our own probes
         self.stopped: str | None = None  # why later steps are skipped
         self.stopped_by: Verdict | None = None  # the check during which the server stopped
         self.tools: list[Any] = []  # what tools/list gave, for --call
@@ -257,7 +258,10 @@ class Script:
             if echo is not None:
                 verdict.message = "echoed the object id; JSON-RPC 2.0 answers -32600 with a null id"
                 verdict.problems.append(Problem(W, verdict.message, echo.evidence))
-                self.excused |= {("jsonrpc.id-type", echo.evidence), ("pairing.unknown-id", echo.evidence)}
+                self.excused |= {
+                    (RuleId.JSONRPC_ID_TYPE, echo.evidence),
+                    (RuleId.PAIRING_UNKNOWN_ID, echo.evidence),
+                }
             elif answers:
                 verdict.message = (
                     f"answered with error {shown(answers[0].error_code)} and a null id, then kept serving"
@@ -318,7 +322,7 @@ class Script:
                 )
             reply = self.d.reply(target)
             if reply is not None:
-                self.excused.add(("pairing.reply-after-cancel", reply.evidence))
+                self.excused.add((RuleId.PAIRING_REPLY_AFTER_CANCEL, reply.evidence))
                 verdict.message = (
                     f"the cancelled {method} was answered before the cancel took effect (a race the spec "
                     "allows); the server kept serving"

@@ -13,7 +13,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.check.features import LIST_CHECKS, cache_text, call_tools, check_lists
 from mcpspy.check.model import Era, Problem, Status, Verdict
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
-from mcpspy.check.shapes import cache_problems, result_type_problems
+from mcpspy.check.shapes import Problems
 from mcpspy.jsonutil.quote import SHOWN, cut, shown
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -97,9 +97,7 @@ class ModernScript(Script):
                     Problem(E, "the server/discover result is not an object", sent.reply.evidence)
                 )
                 return {}
-            problems = result_type_problems(result, "server/discover") + cache_problems(
-                result, "server/discover"
-            )
+            problems: Problems = []  # resultType and caching hints: the analysis's rules (shapes.py)
             versions = result.get("supportedVersions")
             if not (isinstance(versions, list) and versions and all(isinstance(v, str) for v in versions)):
                 problems.append((E, f"supportedVersions is {shown(versions)}, not a list of version strings"))

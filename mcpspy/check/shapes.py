@@ -1,9 +1,12 @@
 """What a good result looks like, for the results the script asks for: problems, each with a severity.
 
 The passive analysis validates every result against the official JSON Schema
-of its revision (``schema.result-shape``); these are the checks it does not
-make: caching hints' values, the items' key fields, and whether each tool's
-inputSchema is a usable JSON Schema.
+of its revision (``schema.result-shape``) and judges its resultType and caching
+hints (``result.*``, ``cache.*``: missing, invalid, a scope changed between
+pages); its findings reach the check whose reply they are
+about (judge.py), so a check never says again what a rule says. These are the
+checks the analysis does not make: the items' key fields, and whether each
+tool's inputSchema is a usable JSON Schema.
 """
 
 from __future__ import annotations
@@ -33,37 +36,12 @@ CAPABILITY = {
 JSON_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 
-def cache_problems(result: dict[str, Any], what: str) -> Problems:
-    """ttlMs an integer >= 0 and cacheScope public or private (2026-07-28 caching)."""
-    problems: Problems = []
-    ttl, scope = result.get("ttlMs"), result.get("cacheScope")
-    if "ttlMs" not in result:
-        problems.append((E, f"the {what} result has no ttlMs"))
-    elif not (type(ttl) is int and ttl >= 0):
-        problems.append((E, f"the {what} result's ttlMs is {shown(ttl)}, not an integer >= 0"))
-    if "cacheScope" not in result:
-        problems.append((E, f"the {what} result has no cacheScope"))
-    elif scope not in ("public", "private"):
-        problems.append((E, f"the {what} result's cacheScope is {shown(scope)}, not public or private"))
-    return problems
-
-
-def result_type_problems(result: dict[str, Any], what: str) -> Problems:
-    if "resultType" not in result:
-        return [(E, f"the {what} result has no resultType")]
-    if result["resultType"] != "complete":
-        return [(W, f"the {what} result's resultType is {shown(result['resultType'])}, expected 'complete'")]
-    return []
-
-
-def page_problems(kind: str, result: Any, modern: bool) -> tuple[Problems, list[Any]]:
+def page_problems(kind: str, result: Any) -> tuple[Problems, list[Any]]:
     """Problems of one page of a list result, and its items."""
     method, field, needed = LISTS[kind]
     if not isinstance(result, dict):
         return [(E, f"the {method} result is not an object")], []
     problems: Problems = []
-    if modern:
-        problems += result_type_problems(result, method) + cache_problems(result, method)
     items = result.get(field)
     if not isinstance(items, list):
         return [*problems, (E, f"the {method} result has no {field} array")], []
@@ -129,10 +107,10 @@ def schema_problems(schema: dict[str, Any], where: str, depth: int = 0) -> Probl
     return problems
 
 
-def call_problems(result: Any, modern: bool) -> Problems:
+def call_problems(result: Any) -> Problems:
     if not isinstance(result, dict):
         return [(E, "the tools/call result is not an object")]
-    problems: Problems = result_type_problems(result, "tools/call") if modern else []
+    problems: Problems = []
     if result.get("resultType") == "input_required":
         return []  # the tool asks for input; the content comes with the retry
     if not isinstance(result.get("content"), list):

@@ -22,7 +22,15 @@ from mcpspy.config.places import (
     named,
     snapshot,
 )
-from mcpspy.config.safefile import ConfigChanged, LockTimeout, create_backup, locked, real_path, replace
+from mcpspy.config.safefile import (
+    ConfigChanged,
+    LockTimeout,
+    LockUnusable,
+    create_backup,
+    locked,
+    real_path,
+    replace,
+)
 from mcpspy.config.self_path import running_mcpspy
 from mcpspy.config.wrap import ConfigError, codex_snippet, is_wrapped, unwrap_text, wrap_text
 from mcpspy.exit_codes import fail
@@ -192,6 +200,8 @@ def _run(args: argparse.Namespace, wrapping: bool) -> int:
             backup, made = _edit(real, target, args.name, proxy, wrapping)
     except LockTimeout:
         raise ConfigError(f"another mcpspy is editing {real}; try again") from None
+    except LockUnusable as exc:
+        raise ConfigError(f"cannot take the edit lock {exc}; remove it if no mcpspy is running") from None
     except OSError as exc:
         raise ConfigError(f"cannot write {real}: {exc.strerror or exc}") from None
     verb = "wrapped" if wrapping else "unwrapped"

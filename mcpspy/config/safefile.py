@@ -33,6 +33,10 @@ class ConfigChanged(Exception):
     """The file changed between our read and our write: read it again."""
 
 
+class LockUnusable(Exception):
+    """The edit lock's file cannot be opened (something planted in its place); the message names it."""
+
+
 class LockTimeout(Exception):
     """Another mcpspy held the config's lock for longer than ``LOCK_WAIT``."""
 
@@ -71,7 +75,12 @@ def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
     lock = path.with_name(path.name + LOCK_SUFFIX)
     deadline = time.monotonic() + wait
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            if not os.path.lexists(lock):
+                raise  # nothing there: the directory is what refuses (the config cannot be written either)
+            raise LockUnusable(f"{lock}: {exc.strerror or exc}") from None  # a symlink, a directory planted
         try:
             while True:
                 try:

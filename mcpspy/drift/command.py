@@ -21,7 +21,7 @@ from mcpspy.drift.report import json_report, text_report
 from mcpspy.drift.surface import Surface, extract_surface
 from mcpspy.exit_codes import fail
 from mcpspy.options import add_home_option
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.terminal import visible_line
 
 EPILOG = """\
@@ -103,7 +103,7 @@ def load_session(ref: str, home: str | None) -> tuple[str, Surface]:
     if info is None:
         raise Unreadable(f"no session or capture {ref!r}")
     try:
-        _, analyzer = analyze_capture(info.path)
+        analyzer = open_capture(info.path).analyzer
     except (OSError, CaptureFormatError) as exc:
         raise Unreadable(f"cannot read {info.path}: {exc}") from None
     surface = extract_surface(analyzer)

@@ -35,7 +35,7 @@ from mcpspy.analysis.model import (
     Message,
     MessageSeen,
 )
-from mcpspy.capture.records import Event, Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
+from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
 from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
 from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.replay_policy import Replay
@@ -176,10 +176,8 @@ class OtlpSink:
 
     def _feed(self, batch: Batch) -> None:
         for record in as_records(batch):
-            events = self.replay.feed(record)
-            if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
-                events += self.replay.conclude()
-            self._handle(events)
+            self._handle(self.replay.feed(record))
+        self._handle(self.replay.caught_up())  # concluded once the proxy's last record is in
 
     def _handle(self, events: list[AnalysisEvent]) -> None:
         updated = {id(e.exchange) for e in events if isinstance(e, ExchangeUpdated)}

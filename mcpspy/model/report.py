@@ -22,8 +22,18 @@
                     section), "source_links" ([url]), "related_seq" (int|null)}],
       "exchanges": [{"method", "id", "direction" ("c2s"|"s2c"), "request_seq", "reply_seq",
                      "latency_ms" (float|null), "state", "out_of_order", "cancel_seq"}],
-      "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read)
+      "never_answered": int (exchanges pending, unanswered or lost: no reply their sender read),
+      "injected": [{"fault", "spec", "seq" (the first line it wrote, or null), "record_seq" (its
+                    ``injected`` record), "stream", "id" (JSON text of the id struck, or null),
+                    "reaction" (carried-on|cancelled|retried|answered|wrong-reply|ignored|quiet|
+                    gave-up|restarted: ``inject.reactions``), "reaction_seq", "reaction_after_s",
+                    "reaction_detail", "findings" ([id]: what it provoked)}]  (only with --inject),
+      "unmatched": [{"fault", "spec", "where"}]  (SPECs that never struck; only with --inject)
     }
+
+Every finding has ``"injected"``: true for one an injection provoked (listed
+after the server's, and counted nowhere: not in ``report --fail-on``, not in
+``sessions`` or ``stats``).
 
 ``state`` is one of answered, error, pending, cancelled, out-of-order,
 unanswered, lost (a reply whose line reached the client unparseable), unknown
@@ -38,7 +48,8 @@ from typing import Any
 
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.sources import public_source, source_links
-from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state
+from mcpspy.inject.reactions import Reaction
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, provoked_by
 
 REPORT_VERSION = 1
 
@@ -46,7 +57,7 @@ REPORT_VERSION = 1
 def report_object(summary: Summary) -> dict[str, Any]:
     header = summary.capture.header
     a = summary.analyzer
-    return {
+    report: dict[str, Any] = {
         "report_version": REPORT_VERSION,
         "session": {
             "id": header.session,
@@ -86,8 +97,9 @@ def report_object(summary: Summary) -> dict[str, Any]:
                 "source": public_source(f.rule.source),
                 "source_links": source_links(f.rule.source),
                 "related_seq": f.related_seq,
+                "injected": f.injected,
             }
-            for f in summary.findings
+            for f in (*summary.findings, *summary.injected_findings)
         ],
         "exchanges": [
             {
@@ -104,4 +116,28 @@ def report_object(summary: Summary) -> dict[str, Any]:
             for ex in a.exchanges
         ],
         "never_answered": sum(ex.state in NEVER_ANSWERED for ex in a.exchanges),
+    }
+    if summary.injected or summary.unmatched:
+        report["injected"] = [injected_object(summary, r) for r in summary.injected]
+        report["unmatched"] = [
+            {"fault": u.fault, "spec": u.spec, "where": u.where} for u in summary.unmatched
+        ]
+    return report
+
+
+def injected_object(summary: Summary, reaction: Reaction) -> dict[str, Any]:
+    """One injection of ``report --json``'s ``injected`` list."""
+    inj = reaction.injection
+    return {
+        "fault": inj.fault,
+        "spec": inj.spec,
+        "seq": inj.altered,
+        "record_seq": inj.seq,
+        "stream": inj.stream,
+        "id": inj.id,
+        "reaction": reaction.reaction,
+        "reaction_seq": reaction.seq,
+        "reaction_after_s": None if reaction.after is None else round(reaction.after, 3),
+        "reaction_detail": reaction.detail,
+        "findings": [f.id for f in provoked_by(summary, reaction)],
     }

@@ -18,7 +18,7 @@ from mcpspy.capture.cache import CaptureCache
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
 from mcpspy.model.exchanges import server_info
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.terminal import visible_line
 
 COMMAND_WIDTH = 48
@@ -39,9 +39,9 @@ class SessionCounts:
 
 
 def count_session(info: SessionInfo) -> SessionCounts:
-    """Count the session's messages and findings as `report` does; a live session is not concluded."""
+    """Count the session's messages and findings as `report` does (``open_capture``)."""
     try:
-        _, analyzer = analyze_capture(info.path, conclude=not info.live)
+        analyzer = open_capture(info.path).analyzer
     except (OSError, CaptureFormatError):
         return SessionCounts(info)
     named = server_info(analyzer).get("name")

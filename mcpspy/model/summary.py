@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Message, Severity
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, Stream
+from mcpspy.inject.reactions import Reaction, reactions, unmatched
+from mcpspy.inject.record import Injection
 
 #: Requests whose sender never read a reply: none yet, none ever, or one that reached it unparseable.
 NEVER_ANSWERED = (ExchangeState.PENDING, ExchangeState.UNANSWERED, ExchangeState.LOST)
@@ -43,6 +47,11 @@ class Summary:
     latency: list[Latency]
     findings: list[Finding]  # worst first, then in seq order
     line_of: dict[int, int] = field(default_factory=dict)  # seq -> line number in the capture file
+    # --inject: each injection and how the client took it; the SPECs that never struck; the findings
+    # the injections provoked (never among ``findings``, never in ``worst``).
+    injected: list[Reaction] = field(default_factory=list)
+    unmatched: list[Injection] = field(default_factory=list)
+    injected_findings: list[Finding] = field(default_factory=list)
 
     @property
     def worst(self) -> Severity | None:
@@ -98,6 +107,7 @@ def build_summary(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
         if kinds:
             counts[stream.value] = kinds
     findings = sorted(analyzer.findings, key=lambda f: (-f.severity, f.seq))
+    any_injected = _any_injected(capture)
     return Summary(
         capture=capture,
         path=path,
@@ -108,7 +118,36 @@ def build_summary(capture: Capture, path: Path, analyzer: Analyzer) -> Summary:
         latency=latencies(analyzer.exchanges),
         findings=findings,
         line_of=line_of,
+        injected=reactions(capture.records) if any_injected else [],
+        unmatched=unmatched(capture.records) if any_injected else [],
+        injected_findings=sorted(analyzer.injected_findings, key=lambda f: (-f.severity, f.seq)),
     )
+
+
+def _any_injected(capture: Capture) -> bool:
+    return any(isinstance(r, LifecycleRecord) and r.event is Event.INJECTED for r in capture.records)
+
+
+def provoked_by(summary: Summary, reaction: Reaction) -> list[Finding]:
+    """The findings one injection provoked: about a line it wrote, or the request it struck."""
+    seqs = set(reaction.injection.seqs)
+    struck = _struck_request(summary, reaction.injection)
+    if struck is not None:
+        seqs.add(struck)
+    return [f for f in summary.injected_findings if f.seq in seqs or f.related_seq in seqs]
+
+
+def _struck_request(summary: Summary, injection: Injection) -> int | None:
+    """The client request (its seq) whose reply the injection struck: the last one of that id before it."""
+    if injection.id is None:
+        return None
+    found = None
+    for exchange in summary.analyzer.exchanges:
+        if exchange.request_seq > injection.seq:
+            break
+        if exchange.stream is Stream.C2S and orjson.dumps(exchange.id).decode() == injection.id:
+            found = exchange.request_seq
+    return found
 
 
 def exit_text(details: dict[str, Any] | None) -> str:

@@ -19,7 +19,7 @@ from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.records import Stream
 from mcpspy.playback.mock import MockServer, Timing
 from mcpspy.playback.script import build_script
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.terminal import visible_line
 
 READ_SIZE = 1 << 16
@@ -56,11 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        capture, analyzer = analyze_capture(args.capture)
+        opened = open_capture(args.capture)
     except (OSError, CaptureFormatError) as exc:
         _say(f"mcpspy mock: cannot read {args.capture}: {exc}")
         return 2
-    server = MockServer(build_script(capture, analyzer), Timing(args.timing), args.strict)
+    server = MockServer(build_script(opened.capture, opened.analyzer), Timing(args.timing), args.strict)
     try:
         return serve(server)
     except BrokenPipeError:

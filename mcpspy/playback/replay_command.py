@@ -28,7 +28,7 @@ from mcpspy.options import seconds
 from mcpspy.playback.compare import DEFAULT_IGNORED, compare_replies, ignored_paths
 from mcpspy.playback.plan import ServerWatch, Step, plan_steps
 from mcpspy.playback.replay_report import json_report, text_report
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 
 READ_SIZE = 1 << 16
 EXIT_WAIT = 30.0  # after stdin closes: the proxy's own grace (5 s) and its kill, with room to spare
@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
             )
         ignored = ignored_paths(args.ignore, defaults=not args.no_default_ignores)
         try:
-            old_capture, old = analyze_capture(args.capture)
+            old_opened = open_capture(args.capture)
+            old_capture, old = old_opened.capture, old_opened.analyzer
         except (OSError, CaptureFormatError) as exc:
             raise CouldNotRun(f"cannot read {args.capture}: {exc}") from None
         new_path = _new_capture_path(args.new_capture, args.home, command)
@@ -124,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
             steps, [sys.executable, "-m", "mcpspy", "--capture", str(new_path), "--", *command], args.timeout
         )
         try:
-            new_capture, new = analyze_capture(new_path)
+            new_opened = open_capture(new_path)
+            new_capture, new = new_opened.capture, new_opened.analyzer
         except (OSError, CaptureFormatError) as exc:
             raise CouldNotRun(f"the replay wrote no readable capture: {exc}") from None
         for record in new_capture.records:

@@ -11,7 +11,7 @@ Every line the recorded server wrote (stdout and stderr) hangs on an
   start, timed from the server's start.
 
 Client notifications are no anchors: the mock accepts them silently. Pairing
-is the replay policy's (``analyze_capture``), never redone here.
+is the replay policy's (``open_capture``), never redone here.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcpspy.analysis.model import AnalysisEvent, Finding, FindingRaised, Kind, Message, MessageSeen
-from mcpspy.capture.records import Event, LifecycleRecord, Record
+from mcpspy.capture.records import Record
 from mcpspy.replay_policy import Replay
 from mcpspy.terminal import visible_line
 
@@ -57,10 +57,8 @@ class LogSink:
         try:
             lines: list[str] = []
             for record in records:
-                seen = self.replay.feed(record)
-                if isinstance(record, LifecycleRecord) and record.event is Event.PROXY_STOPPED:
-                    seen += self.replay.conclude()
-                lines += self._lines(seen)
+                lines += self._lines(self.replay.feed(record))
+            lines += self._lines(self.replay.caught_up())  # concluded once the proxy's last record is in
             if lines:  # each line quotes server data: no control character reaches the terminal
                 text = "".join(visible_line(line) + "\n" for line in lines)
                 self._write(text.encode("utf-8", "backslashreplace"))

@@ -118,6 +118,17 @@ class Recording:
             self._recorder.event(ticket, t, event, **details)
             self._admit()
 
+    def injected(
+        self, stream: Stream, lines: int, details: dict[str, int | str | float], skip: int = 0
+    ) -> None:
+        """Stamp and hand in an injection (``--inject``), before the bytes it wrote are handed in."""
+        ticket, t = self.stamp()
+        with self._lock:
+            if self._closing:
+                return
+            self._recorder.mark(ticket, t, stream, lines, details, skip)
+            self._admit()
+
     def _admit(self) -> None:
         """Under the lock: what the recorder released goes to the buffer; the writer is woken."""
         recorder = self._recorder

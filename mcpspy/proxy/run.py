@@ -52,6 +52,7 @@ it to this session any more. Off Linux there is neither subreaper nor
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import signal
@@ -63,7 +64,10 @@ import trio
 from mcpspy import early_signals
 from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.records import Event, Stream
+from mcpspy.inject.engine import Injector
+from mcpspy.inject.record import unmatched_details
 from mcpspy.proxy.fdio import ensure_std_fds, writer_to
+from mcpspy.proxy.inject_pump import Faults, InjectingPump
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.pump import Pump
 from mcpspy.proxy.reaper import Watchdog, become_subreaper, sweep
@@ -178,11 +182,24 @@ class Proxy:
             self.recording.event(Event.SERVER_STARTED, pid=proc.pid, command=command)
             self.stderr.say(f"started {' '.join(self.stored_command)} (pid {proc.pid})")
             # Each pump owns its fds and closes them at the end of its stream.
-            client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w)
-            server_out = Pump(Stream.S2C, stdout_r, writer_to(1), on_forward_error=self._client_gone)
+            client: Pump | InjectingPump
+            server_out: Pump | InjectingPump
+            injector = None
+            if self.config.inject:  # chosen once: without --inject the pumps are the plain ones
+                faults = self._faults(proc)
+                injector = faults.injector
+                client = InjectingPump(Stream.C2S, 0, writer_to(stdin_w), faults, closes=stdin_w)
+                server_out = InjectingPump(
+                    Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone
+                )
+            else:
+                client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w)
+                server_out = Pump(Stream.S2C, stdout_r, writer_to(1), on_forward_error=self._client_gone)
             server_err = Pump(Stream.ERR, stderr_r, self.stderr.forward)
             try:
                 await self._proxy(proc, signals, client, (server_out, server_err))
+                if injector is not None:
+                    self._say_unmatched(injector)
             finally:
                 if proc.returncode is None:  # we are being torn down: leave no server behind
                     signal_group(proc, signal.SIGKILL)
@@ -198,7 +215,11 @@ class Proxy:
         return exit_status(code)
 
     async def _proxy(
-        self, proc: trio.Process, signals: AsyncIterator[int], client: Pump, output: tuple[Pump, ...]
+        self,
+        proc: trio.Process,
+        signals: AsyncIterator[int],
+        client: Pump | InjectingPump,
+        output: tuple[Pump | InjectingPump, ...],
     ) -> None:
         """The session nursery: from the server's start until it has exited and its output ended."""
         output_ended = trio.Event()
@@ -210,7 +231,7 @@ class Proxy:
             await self._drain(proc, output_ended)
             session.cancel_scope.cancel()
 
-    async def _pump_output(self, pumps: tuple[Pump, ...], ended: trio.Event) -> None:
+    async def _pump_output(self, pumps: tuple[Pump | InjectingPump, ...], ended: trio.Event) -> None:
         async with trio.open_nursery() as output:
             for pump in pumps:
                 output.start_soon(pump.run, self.recording)
@@ -226,12 +247,37 @@ class Proxy:
         with trio.move_on_after(DRAIN_AFTER_KILL):
             await output_ended.wait()
 
+    def _faults(self, proc: trio.Process) -> Faults:
+        """What the injecting pumps share (``inject_pump.py``)."""
+
+        def close_client() -> None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)  # the client's end of our stdout is closed; later writes go nowhere
+            os.close(null)
+
+        return Faults(
+            Injector(list(self.config.inject), self.config.seed),
+            threading.Lock(),
+            self.stderr.forward,
+            close_client,
+            functools.partial(signal_group, proc, signal.SIGKILL),
+            self.recording.capture.redactor,
+        )
+
+    def _say_unmatched(self, injector: Injector) -> None:
+        """Each SPEC that never struck: one stderr line, and a record for the report."""
+        for spec in injector.unmatched():
+            self.stderr.warn(f"mcpspy: --inject {spec.text!r} never matched (it waited for {spec.where})")
+            self.recording.injected(Stream.C2S, 0, unmatched_details(spec))
+
     def _client_gone(self, exc: OSError) -> None:
         """The s2c pump could not write to our stdout (its thread; once: then it only records)."""
         self.recording.event(Event.CLIENT_GONE, error=exc.strerror or str(exc))
         self.stderr.say("the client stopped reading stdout; still recording the server")
 
-    async def _pump_client(self, client: Pump, proc: trio.Process, session: trio.Nursery) -> None:
+    async def _pump_client(
+        self, client: Pump | InjectingPump, proc: trio.Process, session: trio.Nursery
+    ) -> None:
         """Client stdin to server stdin; at client EOF, the server's stdin is closed."""
         await client.run(self.recording)
         self.recording.event(Event.STDIN_CLOSED)

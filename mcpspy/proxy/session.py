@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpspy import __version__
 from mcpspy.capture.command_line import header_text
@@ -20,6 +21,9 @@ from mcpspy.proxy.fdio import close_quietly
 from mcpspy.proxy.recording import Recording
 from mcpspy.proxy.sink_process import SinkProcess
 from mcpspy.proxy.stderr import SharedStderr
+
+if TYPE_CHECKING:
+    from mcpspy.inject.spec import Spec
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ class ProxyConfig:
     redaction: RedactionPolicy = DEFAULT_POLICY
     retention: RetentionPolicy = DEFAULT
     otlp_endpoint: str | None = None  # "": from OTEL_EXPORTER_OTLP_ENDPOINT
+    inject: tuple[Spec, ...] = ()  # --inject / --scenario: the faults to make (inject/)
+    seed: int = 0  # --seed: what ~P draws from
 
 
 def capture_path(config: ProxyConfig, started: datetime, name: str) -> tuple[Path, bool]:

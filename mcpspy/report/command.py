@@ -15,12 +15,11 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.locate import CaptureNotFound, locate_capture
 from mcpspy.capture.private import write_output
-from mcpspy.capture.reader import read_capture
 from mcpspy.exit_codes import EXIT_FINDINGS, fail
 from mcpspy.model.summary import Summary, build_summary
 from mcpspy.options import add_home_option, seconds
 from mcpspy.render.lazy import imported
-from mcpspy.replay_policy import replay_records
+from mcpspy.replay_policy import open_capture
 
 PROG = "mcpspy report"
 FAIL_ON: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}
@@ -78,14 +77,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         path = locate_capture(args.file, args.home)
-        capture = read_capture(path)
+        opened = open_capture(path, args.slow)
     except CaptureNotFound as exc:
         return fail(PROG, str(exc))
     except CaptureFormatError as exc:
         return fail(PROG, str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
     except OSError as exc:
         return fail(PROG, f"{exc.filename or args.file}: {exc.strerror or exc}")
-    summary = build_summary(capture, path, replay_records(capture.records, args.slow).analyzer)
+    summary = build_summary(opened.capture, path, opened.analyzer)
+    if summary.injected:
+        from mcpspy.report.restarts import mark_restarts
+
+        mark_restarts(summary)
     try:
         text = FORMATS[args.format](summary)
         if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:

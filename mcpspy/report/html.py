@@ -25,7 +25,7 @@ from html import escape
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.json_text import pretty_json
-from mcpspy.model.summary import Summary, exchange_state, exit_text
+from mcpspy.model.summary import Summary, exchange_state, exit_text, provoked_by
 from mcpspy.render.html_assets import CONTENT_SECURITY_POLICY, SCRIPT, STYLE
 from mcpspy.report.shown_once import MAX_ROWS, ShownOnce, rows_left_out
 from mcpspy.terminal import visible, visible_line
@@ -93,9 +93,10 @@ def finding_line(finding: Finding, link: bool = True, line: int | None = None) -
     )
     rule = finding.rule
     fix = f"Fix: {text(rule.fix or rule.summary)} ({text(public_source(rule.source))})"
+    injected = " <strong>[injected by mcpspy --inject: not the server's]</strong>" if finding.injected else ""
     return (
         f'<div class="finding"><span class="sev-{label}">{label}</span> <code>{text(finding.id)}</code>'
-        f'{where}: {text(finding.message)} <span class="fix">{fix}</span></div>'
+        f'{where}{injected}: {text(finding.message)} <span class="fix">{fix}</span></div>'
     )
 
 
@@ -284,6 +285,37 @@ def findings_html(summary: Summary) -> str:
             )
             parts += [finding_line(f, line=summary.line_of.get(f.seq)) for f in found]
             parts.append("</div>")
+    return "".join(parts) + injected_html(summary)
+
+
+def injected_html(summary: Summary) -> str:
+    """--inject: each injection and how the client took it (the text report's table); unmatched SPECs."""
+    if not summary.injected and not summary.unmatched:
+        return ""
+    parts = [
+        f'<h2 id="injected">Injected ({len(summary.injected)})</h2>'
+        "<p>Made by mcpspy --inject, not by the server; what the client did next.</p>"
+        '<table id="injections"><tr><th class="n">seq</th><th>spec</th><th>reaction</th><th>detail</th>'
+        "<th>provoked</th></tr>"
+    ]
+    for r in summary.injected:
+        inj = r.injection
+        seq = f'<a href="#m{inj.altered}">{inj.altered}</a>' if inj.altered is not None else ""
+        provoked = " ".join(dict.fromkeys(f.id for f in provoked_by(summary, r)))
+        parts.append(
+            f'<tr><td class="n">{seq}</td><td><code>{text(inj.spec)}</code></td><td>{text(r.reaction)}</td>'
+            f"<td>{text(r.detail)}</td><td>{text(provoked)}</td></tr>"
+        )
+    parts.append("</table>")
+    if summary.injected_findings:
+        parts.append(
+            f"<h3>Findings the injections provoked ({len(summary.injected_findings)}, not counted)</h3>"
+        )
+        parts += [finding_line(f, line=summary.line_of.get(f.seq)) for f in summary.injected_findings]
+    parts += [
+        f"<p>Never struck: <code>{text(u.spec)}</code> (it waited for {text(u.where)})</p>"
+        for u in summary.unmatched
+    ]
     return "".join(parts)
 
 

@@ -76,7 +76,8 @@ def _title(message: Message, summary: Summary) -> str:
 def _findings(findings: list[Finding]) -> list[str]:
     """Each finding, then its fix and where the spec says so."""
     return [
-        f"- **{f.severity.label}** `{f.id}`: {plain(f.message)}\n"
+        f"- **{f.severity.label}** `{f.id}`{' (injected by mcpspy --inject)' if f.injected else ''}: "
+        f"{plain(f.message)}\n"
         + (f"  - fix: {plain(f.rule.fix)}" if f.rule.fix else "  - source:")
         + f" ({_source(f.rule.source)})"
         for f in findings

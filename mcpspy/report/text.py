@@ -12,7 +12,7 @@ from collections import Counter
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.sources import public_source
-from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text
+from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, exit_text, provoked_by
 from mcpspy.terminal import visible_line as v
 
 SHOWN_PER_RULE = 5  # findings of one rule listed one by one; past it, one line counts the rest
@@ -79,6 +79,7 @@ def render_text(summary: Summary) -> str:
             )
 
     out += _fixes(summary)
+    out += injected_lines(summary)
 
     open_ones = [ex for ex in a.exchanges if ex.state in NEVER_ANSWERED]
     if open_ones:
@@ -94,6 +95,28 @@ def render_text(summary: Summary) -> str:
                 f"  … and {len(open_ones) - SHOWN_UNANSWERED:,} more (every one in `mcpspy report --json`)"
             )
     return "\n".join(out) + "\n"
+
+
+def injected_lines(summary: Summary) -> list[str]:
+    """--inject: each injection, how the client took it, what it provoked; SPECs that never struck."""
+    out: list[str] = []
+    if summary.injected:
+        out += ["", f"injected ({len(summary.injected)}): made by mcpspy --inject, not the server's"]
+        for r in summary.injected:
+            inj = r.injection
+            where = f"seq {inj.altered}" if inj.altered is not None else f"rec {inj.seq}"
+            after = "" if r.after is None else f" after {r.after:.3f}s"
+            provoked = ", ".join(dict.fromkeys(f.id for f in provoked_by(summary, r)))
+            out.append(f"  {where:<10} {v(inj.spec):<40} {r.reaction:<11} {v(r.detail)}{after}")
+            if provoked:
+                out.append(f"  {'':<10} provoked: {provoked}")
+    if summary.injected_findings:
+        out += ["", f"findings provoked by injections ({len(summary.injected_findings)}, not counted)"]
+        for f in summary.injected_findings:
+            out.append(f"  seq {f.seq:<16} {f.severity.label:<8} {f.id} [injected]: {v(f.message)}")
+    for u in summary.unmatched:
+        out.append(f"unmatched --inject {v(u.spec)}: never struck (it waited for {v(u.where)})")
+    return out
 
 
 def _fixes(summary: Summary) -> list[str]:

@@ -81,7 +81,7 @@ def gather(captures: list[tuple[Path, bool]], home: str | None) -> list[dict[str
         for path, live in captures:
             try:
                 if live:  # still growing: counted as it stands, never concluded, never cached
-                    figures.append(capture_figures(path, live=True))
+                    figures.append(capture_figures(path))
                 else:
                     figures.append(cache.get(path, capture_figures, valid_figures))
             except (OSError, CaptureFormatError):

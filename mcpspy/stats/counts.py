@@ -17,7 +17,7 @@ from typing import Any
 
 from mcpspy.analysis.model import ExchangeState
 from mcpspy.model.exchanges import outcome, server_info, target
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 
 #: Bump when ``capture_figures`` changes shape: cached entries of another version are recomputed.
 FIGURES_VERSION = 1
@@ -31,9 +31,10 @@ def rounded_us(seconds: float) -> int:
     return int(float(f"{us:.3g}")) if us >= 1000 else us
 
 
-def capture_figures(path: Path, live: bool = False) -> dict[str, Any]:
-    """One capture replayed (the one replay policy) and counted; a live capture is not concluded."""
-    capture, analyzer = analyze_capture(path, conclude=not live)
+def capture_figures(path: Path) -> dict[str, Any]:
+    """One capture replayed (``open_capture``: a live one is not concluded) and counted."""
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     methods: dict[str, dict[str, Any]] = {}
     tools: dict[str, dict[str, Any]] = {}
     for exchange in analyzer.exchanges:

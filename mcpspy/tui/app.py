@@ -43,7 +43,7 @@ from textual.worker import get_current_worker
 from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
-from mcpspy.replay_policy import collector_paused
+from mcpspy.replay_policy import pause_collector
 from mcpspy.tui.all_live import LiveSessions, Shown, Step, servers_line
 from mcpspy.tui.exchange_view import exchange_parts
 from mcpspy.tui.export import ExportRequest, render_export, write_private
@@ -157,6 +157,10 @@ class InspectorApp(App[None]):
         self.search: Search | None = None
         self.search_count = 0
         self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
+        self._resume_collector: Callable[[int], None] = lambda messages: None
+
+    def on_unmount(self) -> None:
+        self._resume_collector(0)  # closed before its backlog was analysed: the collector runs again
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
@@ -172,6 +176,7 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         self.message_list.focus()
         self.query_one(FilterBar).server_of = self.server_of
+        self._resume_collector = pause_collector()  # until the backlog is analysed (replay_policy.py)
         if self.all_live:
             self.open_all_live()
         else:
@@ -232,7 +237,7 @@ class InspectorApp(App[None]):
             return
         held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
         posted_at = 0.0
-        with closing(feed), collector_paused() as resume_collector:
+        with closing(feed):
             while not worker.is_cancelled and not feed.done:
                 try:
                     batch = feed.step()
@@ -241,8 +246,6 @@ class InspectorApp(App[None]):
                     return
                 held.merge(batch)
                 now = time.monotonic()
-                if feed.caught_up:
-                    resume_collector(len(feed.analyzer.messages))
                 # Live traffic is shown at once; a backlog every BATCH_EVERY, and as soon as it is listed.
                 listed = feed.reader.at_end and batch.messages
                 if held and (feed.caught_up or listed or feed.done or now - posted_at >= BATCH_EVERY):
@@ -277,7 +280,7 @@ class InspectorApp(App[None]):
         """`watch --all`: one worker steps every live session's feed (all_live.py)."""
         worker = get_current_worker()
         sessions = LiveSessions(self.session_dirs, self.slow_after, self.clock)
-        with closing(sessions), collector_paused():
+        with closing(sessions):
             while not worker.is_cancelled and self.is_running:
                 step = sessions.step(time.monotonic())
                 if step:
@@ -314,6 +317,8 @@ class InspectorApp(App[None]):
         self.query_one(FindingsPane).reset()
         self.query_one(StderrPane).clear()
         self.query_one(DetailPane).clear()
+        self._resume_collector(0)
+        self._resume_collector = pause_collector()  # until this view's backlog is analysed
 
     def open_all_live(self) -> None:
         """`watch --all`: every live session, merged as their lines arrive, with a server column."""
@@ -396,6 +401,8 @@ class InspectorApp(App[None]):
             new.sort(key=self.written_at)
         self.unanalysed = sum(shown.unanalysed for shown in self.shown.values())
         self.reading = any(shown.reading for shown in self.shown.values())
+        if not self.unanalysed and not self.reading:
+            self._resume_collector(len(messages.all_messages) + len(new))
         messages.add(new, changed)
         detail.changed({seq for _, seq in changed})
         detail.show(messages.current)  # now, so that it is drawn in the same frame as the list

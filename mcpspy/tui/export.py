@@ -17,9 +17,8 @@ from pathlib import Path
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.private import write_private_atomic
-from mcpspy.capture.reader import read_capture
 from mcpspy.model.summary import build_summary
-from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, replay_records
+from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, open_capture
 from mcpspy.report.command import FORMATS
 
 EXTENSIONS = {"text": "txt", "markdown": "md", "otlp": "json", "junit": "xml"}
@@ -68,15 +67,13 @@ def render_export(
     capture_path: Path,
     fmt: str,
     keep: Collection[int] | None,
-    concluded: bool,
     slow_after: float = DEFAULT_SLOW_AFTER,
 ) -> str:
     """The report of ``capture_path`` in ``fmt``, about the messages ``keep`` names (None: all of them)."""
-    capture = read_capture(capture_path)
-    analyzer = replay_records(capture.records, slow_after, conclude=concluded).analyzer
+    opened = open_capture(capture_path, slow_after)
     if keep is not None:
-        narrow(analyzer, keep)
-    return FORMATS[fmt](build_summary(capture, capture_path, analyzer))
+        narrow(opened.analyzer, keep)
+    return FORMATS[fmt](build_summary(opened.capture, capture_path, opened.analyzer))
 
 
 def write_private(dest: Path, text: str, overwrite: bool) -> None:

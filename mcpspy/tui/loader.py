@@ -36,7 +36,7 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import Event, LifecycleRecord, Record
+from mcpspy.capture.records import LifecycleRecord, Record
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
@@ -121,7 +121,6 @@ class CaptureFeed:
         self.started_epoch: float | None = None
         self.last_t = 0.0
         self._unanalysed: deque[Listed] = deque()
-        self._stopped = False  # the proxy's last record was read
         self._progress = (0, False)  # (unanalysed, reading) as the last batch said
         self._problems_said = 0
         self.context = ContextMeter()  # fed each exchange as it changes: a tools/list's cost, once answered
@@ -167,7 +166,6 @@ class CaptureFeed:
         for record in records:
             if isinstance(record, LifecycleRecord):
                 queue.append(record)
-                self._stopped = self._stopped or record.event is Event.PROXY_STOPPED
                 continue
             message, parsed = read_line(record)
             batch.messages.append(message)
@@ -193,7 +191,7 @@ class CaptureFeed:
 
     def _conclude(self, batch: Batch) -> None:
         """All analysed: while live, the clock goes on; else the session ends (the replay policy's)."""
-        if self.live and not self._stopped:
+        if self.live and not self.replay.stopped:  # the policy says when a capture is over
             self._take(self.replay.tick(self.session_now()), batch)
         elif not self.done:  # the proxy is gone, or a finished capture was read to its end
             if self.reader.torn_bytes:

@@ -20,6 +20,7 @@ DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
 DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
 MARK = {severity: severity.mark for severity in Severity}
 MARK_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "blue"}
+INJECTED_MARK = "⚑"  # a line mcpspy --inject wrote, with no finding of its own
 LOST = ExchangeState.LOST
 DETAIL_LIMIT = 64 * 1024  # larger payloads are shown truncated in the detail pane, whole with `v`
 
@@ -87,18 +88,26 @@ def subject_of(message: Message) -> str | None:
 
 
 def message_cells(message: Message) -> tuple[Cell, ...]:
-    """One message list row: a reply shows its request's method and the latency."""
-    severity = message.severity
+    """One message list row: a reply shows its request's method and the latency.
+
+    A line mcpspy --inject wrote is marked so; findings an injection provoked do not flag a row.
+    """
+    severity = max((f.severity for f in message.findings if not f.injected), default=None)
+    injected = message.injected is not None or any(f.injected for f in message.findings)
     method = message.method or ("" if message.kind is not Kind.STDERR else raw_preview(message.raw, 80))
     return (
         (f"{message.t:.3f}", "dim"),
         (DIRECTION[message.stream], DIRECTION_STYLE[message.stream]),
         (message.kind.value, "bold red" if message.kind in (Kind.NOT_JSON, Kind.INVALID) else ""),
         (short_id(message.id), ""),
-        (method, ""),
+        (method + (" [injected]" if injected else ""), ""),
         (latency_text(message), ""),
         (str(message.size), "dim"),
-        (MARK[severity], MARK_STYLE[severity]) if severity is not None else ("", ""),
+        (MARK[severity], MARK_STYLE[severity])
+        if severity is not None
+        else (INJECTED_MARK, "bold magenta")
+        if injected
+        else ("", ""),
     )
 
 

@@ -13,7 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from mcpspy.analysis.context_cost import context_cost
 from mcpspy.analysis.model import Severity
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.agent.helpers import MODES, call
 from tests.conftest import MCPSPY
 
@@ -30,7 +30,7 @@ async def test_its_own_capture_is_clean_and_its_tools_list_is_small(tmp_path: Pa
         assert len(tools.tools) == 8
         await call(client, "explain_rule", rule="stdout.not-json")
     [capture] = spy.glob("*.jsonl")
-    _, analyzer = analyze_capture(capture)
+    analyzer = open_capture(capture).analyzer
     cost = context_cost(analyzer.exchanges, analyzer.message)
     assert 0 < cost.tools.tokens < TOOLS_LIST_BUDGET, cost.tools
     problems = [f"{f.id}: {f.message}" for f in analyzer.findings if f.severity >= Severity.WARNING]

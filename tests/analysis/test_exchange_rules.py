@@ -13,14 +13,14 @@ from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.requests import REQUEST_METHODS
 from mcpspy.analysis_data import result_schemas
 from mcpspy.capture.reader import read_capture
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.analysis.steps import FIXTURES
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
 
 
 def analyze(name: str) -> Analyzer:
-    return analyze_capture(FIXTURES / f"{name}.jsonl")[1]
+    return open_capture(FIXTURES / f"{name}.jsonl").analyzer
 
 
 def messages(name: str, rule: RuleId) -> list[str]:

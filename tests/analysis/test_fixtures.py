@@ -9,7 +9,7 @@ import pytest
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.analysis.model import Era, ExchangeState, Kind, Severity
 from mcpspy.analysis.rule_ids import RuleId
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.analysis.expected import EXPECTED
 from tests.analysis.scenarios import SCENARIOS
 from tests.analysis.scenarios_lines import GENERATED_SCENARIOS
@@ -22,7 +22,7 @@ def test_fixture_gives_exactly_its_findings(name: str) -> None:
     assert path.read_bytes() == build(SCENARIOS[name], name), (
         "fixtures are stale: run tests.analysis.scenarios"
     )
-    _, analyzer = analyze_capture(path)
+    analyzer = open_capture(path).analyzer
     got = sorted((f.id, f.seq) for f in analyzer.findings)
     assert got == sorted(EXPECTED[name]), [f.message for f in analyzer.findings]
 
@@ -32,13 +32,13 @@ def test_generated_scenario_gives_exactly_its_findings_and_is_paired(name: str, 
     """Scenarios too big to ship (a line over 16 MiB), built here instead of in fixtures/."""
     path = tmp_path / f"{name}.jsonl"
     path.write_bytes(build(GENERATED_SCENARIOS[name], name))
-    _, analyzer = analyze_capture(path)
+    analyzer = open_capture(path).analyzer
     assert sorted((f.id, f.seq) for f in analyzer.findings) == sorted(EXPECTED[name])
     assert [(e.id, e.state) for e in analyzer.exchanges] == [(1, ExchangeState.ANSWERED)]
 
 
 def analyze(name: str):  # type: ignore[no-untyped-def]
-    return analyze_capture(FIXTURES / f"{name}.jsonl")[1]
+    return open_capture(FIXTURES / f"{name}.jsonl").analyzer
 
 
 def test_out_of_order_pairing() -> None:

@@ -23,7 +23,7 @@ HEADER = {
     "name": "good",
     "cwd": "/",
     "mcpspy": "0.1.0",
-    "pid": 1,
+    "pid": 0,  # no proxy alive: a capture without proxy-stopped is over (pid 1 would be live)
 }
 LIST = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
 TOOLS = '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'

@@ -17,7 +17,7 @@ from mcpspy.capture.reader import read_capture
 from mcpspy.check.catalogue import CHECKS
 from mcpspy.model.report import report_object
 from mcpspy.model.summary import build_summary
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.report.junit import render_junit
 from mcpspy.report.sarif import render_sarif
 from tests.check.helpers import SARIF_SCHEMA, faulty, run_check
@@ -66,7 +66,8 @@ def test_json_lists_every_check_with_its_spec_and_the_report_findings(as_json: d
     [finding] = [f for f in as_json["findings"] if f["id"] == "meta.not-rejected"]
     assert finding["check"] == "meta.missing" and finding["era"] == "modern"
     # The same object as `report --json` gives for that finding of that capture.
-    capture, analyzer = analyze_capture(as_json["capture"]["modern"])
+    opened = open_capture(as_json["capture"]["modern"])
+    capture, analyzer = opened.capture, opened.analyzer
     reported = report_object(build_summary(capture, Path(as_json["capture"]["modern"]), analyzer))["findings"]
     same = {k: v for k, v in finding.items() if k not in ("era", "check")}
     assert same in reported
@@ -150,7 +151,8 @@ def test_sarif_of_a_check_validates_and_points_at_capture_lines(home: Path, as_j
 
 def test_sarif_and_junit_of_a_recorded_session(as_json: dict[str, Any]) -> None:
     path = Path(as_json["capture"]["legacy"])
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     summary = build_summary(read_capture(path), path, analyzer)
     document = json.loads(render_sarif(summary))
     assert sarif_errors(document) == []

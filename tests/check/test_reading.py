@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from mcpspy.analysis.model import Severity
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.check.client import LineAssembler, id_key
-from mcpspy.check.shapes import cache_problems, page_problems, schema_problems
+from mcpspy.check.shapes import page_problems, schema_problems
+from mcpspy.replay_policy import replay_records
 
 
 def read(*lines: bytes) -> list[tuple[int, Any, bytes]]:
@@ -64,21 +68,45 @@ def severities(problems: list[tuple[Severity, str]]) -> list[str]:
     return [f"{severity.label}: {text}" for severity, text in problems]
 
 
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
 @pytest.mark.parametrize(
-    ("result", "expected"),
+    ("hints", "expected"),
     [
-        ({"ttlMs": 0, "cacheScope": "private"}, []),
-        ({}, ["error: the x result has no ttlMs", "error: the x result has no cacheScope"]),
-        ({"ttlMs": -1, "cacheScope": "public"}, ["error: the x result's ttlMs is -1, not an integer >= 0"]),
-        ({"ttlMs": 1.5, "cacheScope": "shared"}, [
-            "error: the x result's ttlMs is 1.5, not an integer >= 0",
-            "error: the x result's cacheScope is 'shared', not public or private",
-        ]),
-        ({"ttlMs": True, "cacheScope": "public"}, ["error: the x result's ttlMs is True, not an integer >= 0"]),
+        ({"ttlMs": 0, "cacheScope": "private"}, set()),
+        ({}, {RuleId.CACHE_MISSING_TTL}),
+        ({"ttlMs": -1, "cacheScope": "public"}, {RuleId.CACHE_INVALID_TTL}),
+        ({"ttlMs": 1.5, "cacheScope": "shared"}, {RuleId.CACHE_INVALID_TTL, RuleId.CACHE_INVALID_SCOPE}),
+        ({"ttlMs": True, "cacheScope": "public"}, {RuleId.CACHE_INVALID_TTL}),
+        ({"resultType": None, "ttlMs": 0, "cacheScope": "public"}, {RuleId.RESULT_MISSING_RESULT_TYPE}),
+        ({"resultType": 1, "ttlMs": 0, "cacheScope": "public"}, {RuleId.RESULT_TYPE_INVALID}),
     ],
 )  # fmt: skip
-def test_cache_hints(result: dict[str, Any], expected: list[str]) -> None:
-    assert severities(cache_problems(result, "x")) == expected
+def test_a_results_shape_is_the_analysis_rules(hints: dict[str, Any], expected: set[RuleId]) -> None:
+    """What check once judged itself (resultType, ttlMs, cacheScope): the analysis's rules, whose
+    findings judge.py routes to the check that made the request (check/shapes.py)."""
+    result = {"resultType": "complete", "tools": [], **hints}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    records = [
+        LineRecord(1, 0.1, Stream.C2S, orjson.dumps(request)),
+        LineRecord(2, 0.2, Stream.S2C, orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": result})),
+    ]
+    found = {f.id for f in replay_records(records).analyzer.findings if f.seq == 2}
+    assert found & SHAPE_RULES == expected
+
+
+SHAPE_RULES = {
+    RuleId.CACHE_MISSING_TTL,
+    RuleId.CACHE_INVALID_TTL,
+    RuleId.CACHE_INVALID_SCOPE,
+    RuleId.RESULT_MISSING_RESULT_TYPE,
+    RuleId.RESULT_TYPE_INVALID,
+    RuleId.RESULT_TYPE_UNKNOWN,
+}
 
 
 def test_a_tool_schema_must_be_usable() -> None:
@@ -99,15 +127,11 @@ def test_a_tool_schema_must_be_usable() -> None:
 
 def test_a_page_of_tools() -> None:
     page = {"tools": [{"name": "add", "inputSchema": {"type": "object"}}, {"inputSchema": {"type": "array"}}]}
-    problems, items = page_problems("tools", page, modern=False)
+    problems, items = page_problems("tools", page)
     assert len(items) == 2
     assert severities(problems) == [
         "error: item 1 has no name",
         "error: item 1's inputSchema has type 'array', not \"object\"",
     ]
-    modern, _ = page_problems("tools", page, modern=True)
-    assert "error: the tools/list result has no resultType" in severities(modern)
-    missing, _ = page_problems(
-        "prompts", {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}, True
-    )
+    missing, _ = page_problems("prompts", {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"})
     assert severities(missing) == ["error: the prompts/list result has no prompts array"]

@@ -8,7 +8,7 @@ from typing import Any
 from mcpspy.drift.compare import DriftKind, compare_surfaces
 from mcpspy.drift.surface import Surface, extract_surface
 from mcpspy.jsonutil.paths import render_path
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.playback.captures import message, request, result, write_capture
 
 
@@ -18,7 +18,7 @@ def surface_of(tmp_path: Path, exchanges: list[tuple[str, Any, Any]], name: str 
     for i, (method, params, value) in enumerate(exchanges):
         lines.append((i + 0.1, "c2s", request(i, method, params)))
         lines.append((i + 0.2, "s2c", value if isinstance(value, str) else result(i, value)))
-    _, analyzer = analyze_capture(write_capture(tmp_path / f"{name}.jsonl", lines))
+    analyzer = open_capture(write_capture(tmp_path / f"{name}.jsonl", lines)).analyzer
     return extract_surface(analyzer)
 
 

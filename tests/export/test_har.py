@@ -12,7 +12,7 @@ import orjson
 from haralyzer import HarParser
 
 from mcpspy.model.summary import build_summary
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.report.har import render_har
 from tests.conftest import FIXTURES, MCPSPY
 from tests.export.har_schema import HAR_1_2
@@ -40,7 +40,8 @@ def test_har_follows_the_1_2_schema(tmp_path: Path) -> None:
 
 
 def analyze(path: Path) -> tuple[Any, Path, Any]:
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     return capture, path, analyzer
 
 

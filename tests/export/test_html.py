@@ -11,7 +11,7 @@ import pytest
 from mcpspy.model.report import report_object
 from mcpspy.model.summary import Summary, build_summary
 from mcpspy.render.html_assets import SCRIPT
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.report.html import render_html
 from tests.conftest import FIXTURES
 from tests.export.browser import chromium, dump_dom
@@ -95,7 +95,8 @@ class Page(HTMLParser):
 
 
 def summary_of(path: Path) -> Summary:
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     return build_summary(capture, path, analyzer)
 
 

@@ -12,7 +12,7 @@ import pytest
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Header, LineBatch, Record
 from mcpspy.export.otlp_live import OtlpSink, open_otlp_sink
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.conftest import REPO
 from tests.export.collector import closed_port, running_collector
 from tests.export.synthetic import big_capture
@@ -47,7 +47,8 @@ def test_a_real_session_gives_one_span_per_exchange(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     path = recorded_sdk_session(tmp_path)
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     warnings: list[str] = []
     with running_collector() as collector:
         sink = open_otlp_sink(collector.url, capture.header, warnings.append)

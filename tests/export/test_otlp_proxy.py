@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.conftest import MCPSPY
 from tests.export.collector import closed_port, running_collector
 from tests.export.test_otlp_live import PY_CLIENT, PY_SERVER
@@ -37,7 +37,7 @@ def test_the_proxy_sends_each_exchange_live(tmp_path: Path) -> None:
         done, capture = client_through_proxy(tmp_path, collector.url)
         spans = collector.received.span_dicts()
     assert done.returncode == 0, done.stderr
-    _, analyzer = analyze_capture(capture)
+    analyzer = open_capture(capture).analyzer
     methods = sorted(
         s["attributes"]["mcp.method.name"] for s in spans if "mcp.method.name" in s["attributes"]
     )

@@ -11,7 +11,7 @@ import pytest
 from mcpspy.capture.records import Stream
 from mcpspy.playback.mock import MockServer, Timing, Unexpected
 from mcpspy.playback.script import build_script
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.playback.captures import notification, request, result, write_capture
 
 META_A = {"progressToken": "a-1", "io.modelcontextprotocol/protocolVersion": "2026-07-28"}
@@ -19,7 +19,8 @@ META_B = {"progressToken": "zz", "traceparent": "00-abc"}
 
 
 def mock(path: Path, timing: Timing = Timing.RECORDED, strict: bool = False) -> MockServer:
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     return MockServer(build_script(capture, analyzer), timing, strict)
 
 

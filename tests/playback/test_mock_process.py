@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 
 from mcpspy.capture.records import Stream
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.conftest import MCPSPY
 from tests.playback.captures import notification, request, result, write_capture
 
@@ -136,7 +136,7 @@ def test_a_mock_behind_the_proxy_is_recorded_like_any_server(tmp_path: Path) -> 
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    _, analyzer = analyze_capture(capture)
+    analyzer = open_capture(capture).analyzer
     exchanges = [x for x in analyzer.exchanges if x.stream is Stream.C2S]
     assert [(x.id, x.out_of_order) for x in exchanges] == [("a", False), ("b", True)]  # "b" overtook "a"
     assert exchanges[1].reply_seq is not None and exchanges[0].reply_seq is not None

@@ -15,7 +15,7 @@ from mcpspy.playback.matching import Incoming, read_client_line, request_key
 from mcpspy.playback.message_bytes import split_at_id
 from mcpspy.playback.mock import MockServer, Timing
 from mcpspy.playback.script import build_script
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.playback.captures import request, result, write_capture
 
 scalars = (
@@ -92,7 +92,8 @@ def test_the_mock_answers_any_lines_with_json_or_nothing(tmp_path: Path, lines: 
     path = tmp_path / "c.jsonl"
     if not path.exists():
         write_capture(path, [(0.1, "c2s", request(1, "ping")), (0.2, "s2c", result(1, {}))])
-    capture, analyzer = analyze_capture(path)
+    opened = open_capture(path)
+    capture, analyzer = opened.capture, opened.analyzer
     server = MockServer(build_script(capture, analyzer), Timing.FAST)
     for line in lines:
         assert server.receive(line.replace(b"\n", b" "), 0.0) is None

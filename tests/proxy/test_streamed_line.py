@@ -10,7 +10,7 @@ import orjson
 
 from mcpspy.capture.pieces import KEEP
 from mcpspy.capture.records import LineRecord, Stream
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from tests.conftest import run_proxy
 
 HEAD = b'{"jsonrpc":"2.0","id":7,"result":{"data":"'
@@ -48,7 +48,8 @@ def test_a_24_mib_line_with_no_newline_is_stored_in_parts_and_read_back_as_its_e
                 end = record
     assert b"".join(stored) == LINE  # every byte, in parts of at most 1 MiB, then the end
     assert parts >= 24 and end is not None and end["parts"] == parts and end["unterminated"] is True
-    capture, analyzer = analyze_capture(run.capture_path)
+    opened = open_capture(run.capture_path)
+    capture, analyzer = opened.capture, opened.analyzer
     (line,) = [r for r in capture.records if isinstance(r, LineRecord) and r.stream is Stream.S2C]
     assert line.data == LINE[: KEEP // 2] + LINE[-(KEEP - KEEP // 2) :]  # the reader keeps head and tail
     assert not line.terminated

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mcpspy.analysis.catalogue import RULES
 from mcpspy.model.summary import Summary, build_summary
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.report.html import finding_line
 from mcpspy.report.json_ import render_json
 from mcpspy.report.markdown import render_markdown
@@ -22,7 +22,8 @@ PAGE = "https://modelcontextprotocol.io/specification/2026-07-28/basic/transport
 
 
 def summary() -> Summary:
-    capture, analyzer = analyze_capture(FIXTURE)
+    opened = open_capture(FIXTURE)
+    capture, analyzer = opened.capture, opened.analyzer
     assert [f.id for f in analyzer.findings] == [RULE.id]
     return build_summary(capture, FIXTURE, analyzer)
 

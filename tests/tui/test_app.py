@@ -123,10 +123,10 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
 
 
 def test_timeline_marks_the_reply_that_overtook() -> None:
-    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.replay_policy import open_capture
     from mcpspy.tui.panes.timeline import render_timeline
 
-    _, analyzer = analyze_capture(FIXTURES / "lesson-out-of-order.jsonl")
+    analyzer = open_capture(FIXTURES / "lesson-out-of-order.jsonl").analyzer
     lines = render_timeline(analyzer.exchanges, 1.0, 80).plain.splitlines()
     assert len(lines) == len(analyzer.exchanges) == 2
     assert [("⇅" in line) for line in lines] == [x.out_of_order for x in analyzer.exchanges]
@@ -134,10 +134,10 @@ def test_timeline_marks_the_reply_that_overtook() -> None:
 
 
 async def test_a_finished_capture_concludes_like_the_report() -> None:
-    from mcpspy.replay_policy import analyze_capture
+    from mcpspy.replay_policy import open_capture
 
     path = FIXTURES / "pairing-unanswered.jsonl"
-    _, expected = analyze_capture(path)
+    expected = open_capture(path).analyzer
     app = InspectorApp(path, live=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, len(expected.messages))

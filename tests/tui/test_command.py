@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 
 SERVER = 'read l; echo "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"'
 REQUEST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
@@ -50,7 +50,7 @@ def test_sessions_lists_text_and_json(tmp_path: Path) -> None:
         check=True,
         timeout=30,
     )
-    _, analysis = analyze_capture(next(home.glob("*.jsonl")))
+    analysis = open_capture(next(home.glob("*.jsonl"))).analyzer
     by = Counter(f.severity.label for f in analysis.findings)
     text = mcpspy("sessions", "--home", str(home))
     assert text.returncode == 0 and "ended" in text.stdout and "cat" in text.stdout

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.tui.exchange_view import exchange_parts
 from tests.conftest import FIXTURES
 
 
 def roles(fixture: str, from_seq: int) -> list[tuple[str, int]]:
-    _, analyzer = analyze_capture(FIXTURES / f"{fixture}.jsonl")
+    analyzer = open_capture(FIXTURES / f"{fixture}.jsonl").analyzer
     messages = analyzer.messages
     start = next(m for m in messages if m.seq == from_seq)
     _, parts = exchange_parts(start, messages)
@@ -48,7 +48,7 @@ def test_out_of_order_exchanges_stay_apart() -> None:
 
 
 def test_a_message_outside_any_exchange_stands_alone() -> None:
-    _, analyzer = analyze_capture(FIXTURES / "lesson-ready-line.jsonl")
+    analyzer = open_capture(FIXTURES / "lesson-ready-line.jsonl").analyzer
     loose = next(m for m in analyzer.messages if m.exchange is None)
     exchange, parts = exchange_parts(loose, analyzer.messages)
     assert exchange is None and [p.message for p in parts] == [loose]

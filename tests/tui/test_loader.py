@@ -13,7 +13,7 @@ from mcpspy.capture.format import encode_header, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.filters import parse_filter
-from mcpspy.replay_policy import analyze_capture
+from mcpspy.replay_policy import open_capture
 from mcpspy.tui import loader
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.panes.findings import FindingsPane
@@ -64,7 +64,7 @@ def test_a_backlog_is_listed_before_it_is_analysed(tmp_path: Path, small_slices:
         findings += batch.findings
         left.append(batch.unanalysed)
     assert left == sorted(left, reverse=True) and left[-1] == 0 and len(left) > 3
-    _, expected = analyze_capture(path)
+    expected = open_capture(path).analyzer
     assert [(f.id, f.seq, f.message) for f in findings] == [
         (f.id, f.seq, f.message) for f in expected.findings
     ]
@@ -79,7 +79,7 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
     tmp_path: Path, small_slices: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "big.jsonl")
-    _, expected = analyze_capture(path)
+    expected = open_capture(path).analyzer
     flagged = [m.seq for m in expected.messages if m.findings]
     gate, slices = threading.Event(), []
     analyse = loader.CaptureFeed._analyse
@@ -130,7 +130,7 @@ def test_the_snapshot_carries_the_latest_tools_list_cost_as_the_report_counts_it
     assert feed.snapshot().context_tokens is None
     while not feed.done:
         feed.step()
-    _, analyzer = analyze_capture(path)
+    analyzer = open_capture(path).analyzer
     expected = context_cost(analyzer.exchanges, analyzer.message).tools.tokens
     assert expected > 0 and feed.snapshot().context_tokens == expected
     feed.close()

@@ -16,7 +16,7 @@ from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
-from mcpspy.analysis.rules.tool_schemas import ToolSchemas
+from mcpspy.analysis.rules.tool_schemas import NOTHING, ToolSchemas
 from mcpspy.analysis.schema import Check, ResultSchemas
 from mcpspy.capture.records import Stream
 
@@ -58,6 +58,7 @@ class Shapes:
         The (tool index, field) pairs of a tools/list result that rules/tool_schemas.py
         already named read as a plain object schema here, so the rest is still checked.
         """
+        named, self._tool_schemas.named = self._tool_schemas.named, NOTHING  # this reply's, if any
         exchange = message.exchange
         result = result_of(message)
         if (
@@ -68,7 +69,6 @@ class Shapes:
             or not isinstance(result, dict)
         ):
             return
-        named = self._tool_schemas.named
         if named:
             result = _without_named(result, named)
         revision = self._era.revision(exchange)

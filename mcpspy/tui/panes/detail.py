@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.sources import public_source
+from mcpspy.inject.record import field_bytes
 from mcpspy.terminal import visible_bytes, visible_line
 from mcpspy.tui.rows import DETAIL_LIMIT, MARK, MARK_STYLE, duration_text, pretty_json, visible_raw
 from mcpspy.tui.widgets.textview import TextView
@@ -42,6 +43,27 @@ def finding_lines(message: Message) -> list[Text]:
     return lines
 
 
+def injected_lines(message: Message) -> list[Text]:
+    """A line mcpspy --inject wrote: which fault, and the bytes the peer had written (the original)."""
+    details = message.injected
+    if details is None:
+        return []
+    spec, note = str(details.get("spec", "")), str(details.get("note", ""))
+    said = f"injected by mcpspy --inject {spec}" + (f" ({note})" if note else "") + ": not the server's doing"
+    lines = [Text(visible_line(said), style="bold magenta")]
+    before = field_bytes(details, "before")
+    if before:
+        original = Text(no_wrap=True)
+        original.append("original: ", style="dim")
+        cut = before[:DETAIL_LIMIT]
+        ended = cut.endswith(b"\n")
+        original.append(visible_raw(cut[:-1] if ended else cut, ended))
+        lines.append(original)
+    else:
+        lines.append(Text("original: nothing (the injection added this line)", style="dim"))
+    return lines
+
+
 def detail_lines(message: Message) -> list[Text]:
     """What the pane shows for ``message``: its findings first, then the exchange, JSON and raw line.
 
@@ -50,7 +72,7 @@ def detail_lines(message: Message) -> list[Text]:
     title = f"seq {message.seq}  t {message.t:.6f}s  {message.kind.value}  {message.size:,} bytes"
     if message.size > DETAIL_LIMIT:
         title += "  (v: whole message)"
-    lines = [Text(title, style="bold"), *finding_lines(message)]
+    lines = [Text(title, style="bold"), *injected_lines(message), *finding_lines(message)]
     exchange = message.exchange
     if exchange is not None:
         latency = duration_text(exchange.latency) if exchange.latency is not None else "pending"
