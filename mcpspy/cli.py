@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcpspy import __version__, early_signals
-from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED, EXIT_UNREADABLE
+from mcpspy.exit_codes import EXIT_BROKEN_PIPE, EXIT_BUG, EXIT_INTERRUPTED, fail
 from mcpspy.options import add_home_option, seconds
 
 if TYPE_CHECKING:
@@ -360,8 +360,7 @@ def run_proxy_cli(argv: list[str]) -> int:
             if args.seed is None:
                 args.seed = scenario_seed(args.scenario)
         except (SpecError, ScenarioError) as exc:
-            print(f"mcpspy: {exc}", file=sys.stderr)
-            return EXIT_UNREADABLE
+            return fail("mcpspy", str(exc))
     if (status := early_signals.pending_exit()) is not None:
         return status  # told to stop before the server was started
     return run(

@@ -1,9 +1,9 @@
 """The analysis: pure, sans-IO. Fed capture records, it says what each line is,
 which exchange it belongs to, and what is wrong with it.
 
-- analyzer.py: the facade, ``Analyzer.feed(record)``; ``HOOKS`` there is the
-  table of which family's method judges a message, in order, by its kind and
-  pipe. It keeps no rule of its own.
+- analyzer.py: the facade, ``Analyzer.feed(record)``; it keeps no rule of its
+  own. hooks.py: the table of which family's method judges a message, in
+  order, by its kind and pipe (``HOOKS``, and ``REPLIES`` by the request's method).
 - rules/: one file per family of rules (see rules/__init__.py); each reports
   through the one ``Reporter`` (reporter.py).
 - rule_ids.py: every rule id as a ``RuleId`` member; ``grep -rn MEMBER
@@ -12,7 +12,7 @@ which exchange it belongs to, and what is wrong with it.
   family: catalogue/pairing.py holds the rows of rules/pairing.py.
 
 Adding a rule touches four files and a fixture: its member in rule_ids.py,
-its check in its family's rules/ file (and a row of ``HOOKS`` only if it needs
+its check in its family's rules/ file (and a row of hooks.py only if it needs
 a message no hook of that family sees yet), its row in catalogue/, its
 scenario and expected findings in tests/analysis/ (which build its fixture in
 fixtures/), and the rule count in docs/report.md.

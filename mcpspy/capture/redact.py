@@ -195,7 +195,7 @@ class _Scan:
 class Redactor:
     """Redacts one session's lines; the hash key lives and dies with this object."""
 
-    __slots__ = ("_flag", "_hash_key", "_names_credential", "_window", "_words")
+    __slots__ = ("_flag", "_hash_key", "_names_credential", "_needles", "_window", "_words")
 
     def __init__(self, keys: Iterable[str] = DEFAULT_KEYS, hash_key: bytes | None = None) -> None:
         self._words = tuple(sorted(frozenset(filter(None, map(canonical, keys)))))
@@ -210,12 +210,21 @@ class Redactor:
             else b"(?!)"
         )
         self._flag = re.compile(key + b"|" + _UNICODE_LETTER).search
+        self._needles = tuple(folded)  # what the key alternative needs, found by bytes' own fast search
         self._hash_key = os.urandom(32) if hash_key is None else hash_key
         self._window = WINDOW
 
     def may_hold_secret(self, line: bytes) -> bool:
-        """The cheap pre-check: could ``line`` name a credential key? Never wrong when False."""
-        return self._flag(line.translate(_FOLD, _SEPARATORS)) is not None
+        """The cheap pre-check: could ``line`` name a credential key? Never wrong when False.
+
+        Most lines hold no key word at all: plain substring searches say so at memory speed (the
+        regular expression scans a 64 MiB line at about 11 MB/s), and only an ASCII line with no
+        ``\\u`` escape can skip the check for letters spelled so that only decoding shows them.
+        """
+        folded = line.translate(_FOLD, _SEPARATORS)
+        if folded.isascii() and b"\\u" not in folded and not any(n in folded for n in self._needles):
+            return False
+        return self._flag(folded) is not None
 
     def pieces_may_hold_secret(self, pieces: Sequence[bytes]) -> bool:
         """``may_hold_secret`` for a line held in pieces, a key cut across two of them included."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from mcpspy.capture.private import CaptureRefused
 from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, session_file_name
 from mcpspy.demo.client import run_script
-from mcpspy.exit_codes import EXIT_BUG, EXIT_UNREADABLE, fail
+from mcpspy.exit_codes import EXIT_BUG, fail
 from mcpspy.options import add_home_option
 from mcpspy.terminal import visible_line
 from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
@@ -76,8 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.no_tui and not on_a_terminal():
-        print(f"mcpspy demo: {NOT_A_TERMINAL}; or `mcpspy demo --no-tui`", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return fail("mcpspy demo", f"{NOT_A_TERMINAL}; or `mcpspy demo --no-tui`")
     try:
         path = capture_path(args.home)
     except (CaptureRefused, OSError) as exc:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.records import Stream
+from mcpspy.exit_codes import fail
 from mcpspy.playback.mock import MockServer, Timing
 from mcpspy.playback.script import build_script
 from mcpspy.replay_policy import open_capture
@@ -58,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         opened = open_capture(args.capture)
     except (OSError, CaptureFormatError) as exc:
-        _say(f"mcpspy mock: cannot read {args.capture}: {exc}")
-        return 2
+        return fail("mcpspy mock", f"cannot read {args.capture}: {exc}")
     server = MockServer(build_script(opened.capture, opened.analyzer), Timing(args.timing), args.strict)
     try:
         return serve(server)

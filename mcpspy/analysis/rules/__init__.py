@@ -9,7 +9,7 @@ traffic), capabilities.py (capability.*),
 progress_logging.py (progress.*, logging.*), shapes.py (schema.*),
 tool_schemas.py (tools.*), lifecycle.py (lifecycle.*), requests.py
 (request.*, version.* of a sender left waiting), capture_integrity.py
-(capture.*: what the capture says it lost). analysis/analyzer.py's ``HOOKS``
+(capture.*: what the capture says it lost). analysis/hooks.py's ``HOOKS``
 says which family's method sees a message, in order; rule_ids.py lists every
 id and the file raising it; catalogue/ has each family's rows.
 """

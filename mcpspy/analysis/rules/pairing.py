@@ -21,9 +21,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import sys
-from collections import deque
-from dataclasses import dataclass, field
 
+from mcpspy.analysis.id_space import IdSpace
 from mcpspy.analysis.jsonrpc import shown, valid_id
 from mcpspy.analysis.message_fields import held_of, params_of, request_version
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
@@ -33,55 +32,12 @@ from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.capture.records import Stream
 
 LONG_LIVED = frozenset({"subscriptions/listen"})
-IdKey = str | int  # a valid id (see the module docstring)
 # Hot (every request and reply): Enum members as module constants (speed policy: analysis/__init__.py).
 C2S, S2C = Stream.C2S, Stream.S2C
 ERROR_RESPONSE = Kind.ERROR_RESPONSE
 ANSWERED, ERROR, CANCELLED = ExchangeState.ANSWERED, ExchangeState.ERROR, ExchangeState.CANCELLED
 LOST, UNKNOWN = ExchangeState.LOST, ExchangeState.UNKNOWN
 LEGACY = Era.LEGACY
-
-
-@dataclass(slots=True)
-class IdSpace:
-    """The requests one side has sent, by id."""
-
-    pending: dict[IdKey, Exchange] = field(default_factory=dict)  # in sending order
-    closed: dict[IdKey, Exchange] = field(default_factory=dict)  # answered or cancelled
-    lost: dict[IdKey, Exchange] = field(default_factory=dict)  # replied unparseably: still awaited
-    # Pending when records went missing (a gap): their reply may be among them, so none is owed.
-    unsure: dict[IdKey, Exchange] = field(default_factory=dict)
-    # Requests that expect a prompt reply, in sending order; those no longer pending are pruned
-    # lazily from the front. (Iterating ``pending`` instead costs O(holes): a dict popped from
-    # the front scans past its deleted slots until it is resized.)
-    sent_order: deque[Exchange] = field(default_factory=deque)
-    # The same requests, until each is answered or found slow: ``check_pending`` looks only at the
-    # front, so asking it at every record costs O(1) amortised.
-    not_yet_slow: deque[Exchange] = field(default_factory=deque)
-    # Lean mode: ``closed`` in closing order, so that only the most recent are kept.
-    closed_order: deque[tuple[IdKey, Exchange]] = field(default_factory=deque)
-    forgotten: int = 0  # lean mode: the oldest pending requests set aside as unknown past the bound
-
-    def close(self, key: IdKey, exchange: Exchange, recent: int | None) -> None:
-        """Remember an answered or cancelled request; with ``recent``, only the last that many."""
-        self.closed[key] = exchange
-        if recent is not None:
-            order = self.closed_order
-            order.append((key, exchange))
-            if len(order) > recent:
-                old_key, old = order.popleft()
-                if self.closed.get(old_key) is old:
-                    del self.closed[old_key]
-
-    def oldest_waiting(self) -> Exchange | None:
-        """The oldest pending request that is not long-lived (what every reply is compared with)."""
-        order, pending = self.sent_order, self.pending
-        while order:
-            oldest = order[0]
-            if pending.get(oldest.id) is oldest:
-                return oldest
-            order.popleft()
-        return None
 
 
 class Pairing:
