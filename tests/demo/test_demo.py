@@ -212,6 +212,7 @@ def test_the_demo_tui_leaves_a_pointer_to_its_session_once_closed(tmp_path: Path
                 except OSError:  # the terminal's other end is closed: all read
                     break
             assert time.monotonic() < deadline + 30, "q did not close the demo"
+        demo.wait(timeout=30)  # the terminal closed first: the process is ending
     finally:
         demo.kill()
         os.close(leader)
