@@ -105,6 +105,8 @@ def test_the_example_runs(
     with running_collector() as collector:
         for command in commands:
             line = re.sub(r"\bNEW\b", "today", command).replace("http://localhost:4318", collector.url)
+            if line.startswith("mcpspy -- "):  # a server: its stdin stays open while it starts, as a
+                line = f"sleep 3 | {line}"  # client's does (at once EOF, a slow start meets the exit grace)
             done = subprocess.run(
                 ["bash", "-c", line],
                 cwd=project,

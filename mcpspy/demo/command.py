@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ from mcpspy.capture.sessions import default_sessions_dir, ensure_private_dir, se
 from mcpspy.demo.client import run_script
 from mcpspy.exit_codes import EXIT_BUG, fail
 from mcpspy.options import add_home_option
+from mcpspy.terminal import visible_line
 from mcpspy.tui.command import NOT_A_TERMINAL, on_a_terminal
 
 
@@ -55,7 +57,16 @@ def _open_tui(path: Path) -> int:
     start_demo(path)
     app = InspectorApp(path, live=True)
     app.run()
-    return EXIT_BUG if app.return_code else 0
+    if app.return_code:
+        return EXIT_BUG  # Textual has shown the traceback
+    print(closing_pointer(path), file=sys.stderr)
+    return 0
+
+
+def closing_pointer(path: Path) -> str:
+    """The line left on the terminal once the TUI is gone: where the session is, and how to read it again."""
+    shown = shlex.quote(visible_line(str(path)))
+    return f"mcpspy demo: the session is saved in {shown}; its findings: mcpspy report {shown}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,7 @@
 """The filter language of the TUI's `/` bar. Pure: no I/O, no Textual.
 
 ``method:tools/* id:3 dir:s2c kind:notification is:pending is:flagged
-severity:error latency:>500ms``, free words and ``"quoted phrases"``; spaces
+severity:error latency:>500ms server:github``, free words and ``"quoted phrases"``; spaces
 mean "and", ``OR`` (or ``or``, ``|``) means or, a leading ``-`` (or ``!``, ``NOT``)
 negates, parentheses group. ``parse_filter`` raises FilterError saying what
 is wrong and at which column. The fields and their help are in terms.FIELDS.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mcpspy.analysis.model import Message
 from mcpspy.filters.parse import parse_term
-from mcpspy.filters.terms import FIELDS, FilterError, Term
+from mcpspy.filters.terms import FIELDS, FilterError, ServerOf, Term
 
 __all__ = ["FIELDS", "SYNTAX_HELP", "Filter", "FilterError", "parse_filter"]
 
@@ -40,7 +40,10 @@ def _everything(message: Message) -> bool:
     return True
 
 
-def parse_filter(text: str) -> Filter:
-    """Compile ``text`` (an empty one passes everything); raises FilterError on the first mistake."""
-    term = parse_term(text)
+def parse_filter(text: str, server_of: ServerOf | None = None) -> Filter:
+    """Compile ``text`` (an empty one passes everything); raises FilterError on the first mistake.
+
+    ``server_of``: which server a message is from, as the view names it (for `server:`).
+    """
+    term = parse_term(text, server_of)
     return Filter(text, term if term is not None else _everything)

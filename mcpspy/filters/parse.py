@@ -13,9 +13,9 @@ A value may be quoted too (``method:"tools/call"``); inside quotes ``\\"`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from mcpspy.filters.terms import FIELDS, All, Any_, FilterError, FreeText, Not, Term
+from mcpspy.filters.terms import FIELDS, All, Any_, FilterError, FreeText, Not, Server, ServerOf, Term
 
 OR_WORDS = ("OR", "|")
 NOT_WORDS = ("NOT", "!")
@@ -86,7 +86,8 @@ def tokenize(text: str) -> list[Token]:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, server_of: ServerOf | None = None) -> None:
+        self.server_of = server_of
         self.tokens = tokenize(text)
         self.at = 0
         self.end_column = len(text) + 1
@@ -149,8 +150,7 @@ class _Parser:
             return self.field(token)
         return FreeText(token.text)
 
-    @staticmethod
-    def field(token: Token) -> Term:
+    def field(self, token: Token) -> Term:
         cls = FIELDS.get(token.text)
         if cls is None:
             known = ", ".join(FIELDS)
@@ -158,11 +158,21 @@ class _Parser:
         if not token.value:
             raise FilterError(f"{token.text}: needs a value", token.column)
         try:
-            return cls.parse(token.value)
+            term = cls.parse(token.value)
         except FilterError as exc:
             raise FilterError(exc.reason, token.column) from None
+        if isinstance(term, Server):
+            if self.server_of is None:
+                raise FilterError(
+                    "server: names a server of the TUI's view; here there is none", token.column
+                )
+            return replace(term, server_of=self.server_of)
+        return term
 
 
-def parse_term(text: str) -> Term | None:
-    """The compiled filter, None for an empty one; raises FilterError with the column."""
-    return _Parser(text).parse()
+def parse_term(text: str, server_of: ServerOf | None = None) -> Term | None:
+    """The compiled filter, None for an empty one; raises FilterError with the column.
+
+    ``server_of``: the view's name for a message's server, which `server:` reads.
+    """
+    return _Parser(text, server_of).parse()

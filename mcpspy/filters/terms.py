@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
@@ -168,8 +169,29 @@ class Latency:
         return abs(lat - limit) < 1e-9
 
 
-FIELDS: dict[str, type[Method | Id | Direction | KindIs | Is | SeverityAtLeast | Latency]] = {
-    cls.key: cls for cls in (Method, Id, Direction, KindIs, Is, SeverityAtLeast, Latency)
+ServerOf = Callable[[Message], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """The server a message is from: the view names it (``server_of``), the message does not."""
+
+    key: ClassVar[str] = "server"
+    help: ClassVar[str] = "the server's name (watch --all); * and ? are wildcards: server:git*"
+    pattern: str
+    server_of: ServerOf | None = None  # the view's; parse_filter binds it
+
+    @classmethod
+    def parse(cls, value: str) -> Server:
+        return cls(value.lower())
+
+    def __call__(self, m: Message) -> bool:
+        name = self.server_of(m) if self.server_of is not None else None
+        return name is not None and fnmatch.fnmatchcase(name.lower(), self.pattern)
+
+
+FIELDS: dict[str, type[Method | Id | Direction | KindIs | Is | SeverityAtLeast | Latency | Server]] = {
+    cls.key: cls for cls in (Method, Id, Direction, KindIs, Is, SeverityAtLeast, Latency, Server)
 }
 
 

@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -44,6 +44,7 @@ from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.replay_policy import pause_collector
+from mcpspy.tui.all_live import LiveSessions, Shown, Step, servers_line
 from mcpspy.tui.exchange_view import exchange_parts
 from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
@@ -55,13 +56,14 @@ from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
 from mcpspy.tui.panes.header import HeaderBar, HeaderState
 from mcpspy.tui.panes.inflight import InFlightPane
-from mcpspy.tui.panes.message_list import MessageList
+from mcpspy.tui.panes.message_list import Key, MessageList
 from mcpspy.tui.panes.side import SidePane, compose_side
 from mcpspy.tui.panes.stderr import StderrPane
 from mcpspy.tui.panes.timeline import TimelinePane
 from mcpspy.tui.restarts import POLL, NextSession
 from mcpspy.tui.search import Search
-from mcpspy.tui.sessions_screen import SessionsScreen
+from mcpspy.tui.sessions_screen import ALL_LIVE, SessionsScreen
+from mcpspy.tui.time_display import TimeDisplay
 from mcpspy.tui.widgets.prompt_bar import PromptBar
 
 POLL_IDLE = 0.025
@@ -79,6 +81,14 @@ class Analysed(TextualMessage):
 @dataclass
 class CaptureProblem(TextualMessage):
     text: str
+    generation: int
+
+
+@dataclass
+class AllStepped(TextualMessage):
+    """`watch --all`: what one pass over every live session brought."""
+
+    step: Step
     generation: int
 
 
@@ -125,6 +135,7 @@ class InspectorApp(App[None]):
         clock: Callable[[], float] = time.time,
         session_dirs: list[Path] | None = None,
         follow_restarts: bool = False,
+        all_live: bool = False,
     ) -> None:
         super().__init__()
         self._action_targets.update(AREAS)  # `message_list.pair`: the key's action, on the pane that does it
@@ -135,7 +146,9 @@ class InspectorApp(App[None]):
         self.session_dirs = session_dirs if session_dirs is not None else [path.parent]
         self.follow_restarts = follow_restarts
         self.generation = 0  # each session opened in this app is a new generation
-        self.snapshot = Snapshot(slow_after=slow_after)  # the analysis's state after the last batch
+        self.all_live = all_live  # `watch --all`: every live session of session_dirs, merged
+        self.shown: dict[int, Shown] = {0: Shown(path, "", Snapshot(slow_after=slow_after))}  # by origin
+        self.finding_origin: dict[int, int] = {}  # id(finding) -> its session's origin (watch --all)
         self.problems: list[str] = []
         self.note: str | None = None  # news for the header's second line (the server restarted)
         self.loaded = False  # the capture was read to its end (or its proxy stopped) and concluded
@@ -162,12 +175,37 @@ class InspectorApp(App[None]):
 
     def on_mount(self) -> None:
         self.message_list.focus()
+        self.query_one(FilterBar).server_of = self.server_of
         self._resume_collector = pause_collector()  # until the backlog is analysed (replay_policy.py)
-        self.follow_capture(self.path, self.live, self.generation)
-        if self.follow_restarts:
-            self.watch_restarts(self.path, self.generation)
+        if self.all_live:
+            self.open_all_live()
+        else:
+            self.follow_capture(self.path, self.live, self.generation)
+            if self.follow_restarts:
+                self.watch_restarts(self.path, self.generation)
         self.set_interval(1.0, self.tick)
         self.refresh_header()
+
+    def server_of(self, message: Message) -> str | None:
+        """The server ``message`` is from (`server:` in the filter)."""
+        shown = self.shown.get(self.message_list.key(message)[0])
+        return shown.name if shown is not None else None
+
+    @property
+    def origin(self) -> int:
+        """The session of the message under the cursor (0 but under `watch --all`)."""
+        current = self.message_list.current
+        return self.message_list.key(current)[0] if current is not None else 0
+
+    @property
+    def session(self) -> Shown:
+        """The cursor's session (under `watch --all` before any joined: an empty one)."""
+        return self.shown.get(self.origin) or Shown(self.path, "", Snapshot(slow_after=self.slow_after))
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The analysis's state after the last batch, of the cursor's session."""
+        return self.session.snapshot
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one("#main").set_class(event.size.width >= WIDE, "wide")
@@ -237,6 +275,19 @@ class InspectorApp(App[None]):
                 return
             time.sleep(POLL)
 
+    @work(thread=True, exclusive=True, group="capture")
+    def follow_all(self, generation: int) -> None:
+        """`watch --all`: one worker steps every live session's feed (all_live.py)."""
+        worker = get_current_worker()
+        sessions = LiveSessions(self.session_dirs, self.slow_after, self.clock)
+        with closing(sessions):
+            while not worker.is_cancelled and self.is_running:
+                step = sessions.step(time.monotonic())
+                if step:
+                    self.post_message(AllStepped(step, generation))
+                else:
+                    time.sleep(POLL_IDLE)
+
     # --- routing: the workers' batches and the panes' messages
 
     @on(CaptureProblem)
@@ -255,11 +306,11 @@ class InspectorApp(App[None]):
         self.open_session(info.path, info.live, note)
         self.notify(f"now showing the new session {info.path.name}", title="server restarted", markup=False)
 
-    def open_session(self, path: Path, live: bool, note: str | None = None) -> None:
-        """Show another capture in place; the filter, search, order and time display stay."""
+    def _forget(self) -> None:
+        """Before another session (or all live) is shown: a new generation, every pane emptied."""
         self.generation += 1
-        self.path, self.live, self.note = path, live, note
-        self.snapshot = Snapshot(slow_after=self.slow_after)
+        self.shown = {0: Shown(self.path, "", Snapshot(slow_after=self.slow_after))}
+        self.finding_origin = {}
         self.problems = []
         self.loaded, self.unanalysed, self.reading = False, 0, False
         self.message_list.reset()
@@ -267,7 +318,43 @@ class InspectorApp(App[None]):
         self.query_one(StderrPane).clear()
         self.query_one(DetailPane).clear()
         self._resume_collector(0)
-        self._resume_collector = pause_collector()  # until this capture's backlog is analysed
+        self._resume_collector = pause_collector()  # until this view's backlog is analysed
+
+    def open_all_live(self) -> None:
+        """`watch --all`: every live session, merged as their lines arrive, with a server column."""
+        self._forget()
+        self.all_live, self.live, self.note, self.shown = True, True, None, {}
+        self.message_list.show_servers([])
+        if self.message_list.time_display is TimeDisplay.RELATIVE:  # each session has its own start
+            self.message_list.set_time_display(TimeDisplay.ABSOLUTE)
+        self.follow_all(self.generation)
+        self.refresh_header()
+
+    @on(AllStepped)
+    def take_step(self, event: AllStepped) -> None:
+        if event.generation != self.generation:
+            return
+        step = event.step
+        servers = self.message_list.servers
+        for joined in step.joined:
+            info = joined.info
+            self.shown[joined.origin] = Shown(
+                info.path, info.header.name, Snapshot(slow_after=self.slow_after)
+            )
+            if servers is not None:
+                servers.append(info.header.name)
+        if step.joined and servers is not None:
+            self.message_list.show_servers(servers)  # the column is as wide as the names need
+        self.problems.extend(step.problems)
+        self.take(step.batches)
+        self.refresh_header()
+        self.refresh_side()
+
+    def open_session(self, path: Path, live: bool, note: str | None = None) -> None:
+        """Show another capture in place; the filter, search, order and time display stay."""
+        self._forget()
+        self.path, self.live, self.note, self.all_live = path, live, note, False
+        self.message_list.show_servers(None)
         self.follow_capture(path, live, self.generation)
         if self.follow_restarts:
             self.watch_restarts(path, self.generation)
@@ -278,43 +365,65 @@ class InspectorApp(App[None]):
     def take_batch(self, event: Analysed) -> None:
         if event.generation != self.generation:
             return
-        batch = event.batch
+        self.take([(0, event.batch)])
+        self.refresh_header()
+        self.refresh_side()
+
+    def take(self, batches: list[tuple[int, Batch]]) -> None:
+        """Batches into the panes, each of a session (its origin; 0 but under `watch --all`).
+
+        Several sessions' new lines are listed in the order they were written (by the clock).
+        """
         try:
             messages, detail = self.message_list, self.query_one(DetailPane)
         except NoMatches:  # the app is closing
             return
-        self.snapshot = batch.snapshot
-        messages.started_epoch = batch.snapshot.started_epoch
-        analysis_caught_up = self.unanalysed and not batch.unanalysed
-        if not batch.unanalysed and not batch.reading:
-            self._resume_collector(len(messages.all_messages))
-        self.unanalysed, self.reading = batch.unanalysed, batch.reading
-        self.problems.extend(batch.problems)
-        messages.add(batch.messages, batch.changed)
-        if batch.findings:
-            self.query_one(FindingsPane).add(batch.findings)
-        if batch.stderr:
-            self.query_one(StderrPane).add(batch.stderr)
-        detail.changed(batch.changed)
+        new: list[Message] = []
+        changed: set[Key] = set()
+        was_unanalysed = self.unanalysed
+        for origin, batch in batches:
+            self.shown[origin].take(batch)
+            messages.started_epochs[origin] = batch.snapshot.started_epoch
+            self.problems.extend(batch.problems)
+            if origin:
+                messages.origin_of.update((id(m), origin) for m in batch.messages)
+                self.finding_origin.update((id(f), origin) for f in batch.findings)
+            new.extend(batch.messages)
+            changed.update((origin, seq) for seq in batch.changed)
+            if batch.findings:
+                self.query_one(FindingsPane).add(batch.findings)
+            if batch.stderr:
+                self.query_one(StderrPane).add(batch.stderr)
+            if batch.ended and not self.all_live:
+                self.loaded = True
+                self.live = False  # nothing more will come: ages stop ticking
+        if len(batches) > 1:
+            new.sort(key=self.written_at)
+        self.unanalysed = sum(shown.unanalysed for shown in self.shown.values())
+        self.reading = any(shown.reading for shown in self.shown.values())
+        if not self.unanalysed and not self.reading:
+            self._resume_collector(len(messages.all_messages) + len(new))
+        messages.add(new, changed)
+        detail.changed({seq for _, seq in changed})
         detail.show(messages.current)  # now, so that it is drawn in the same frame as the list
-        if batch.ended:
-            self.loaded = True
-            self.live = False  # nothing more will come: ages stop ticking
-        if analysis_caught_up and messages.filter is not None:
+        if was_unanalysed and not self.unanalysed and messages.filter is not None:
             messages.set_filter(messages.filter)  # the list was filtered before the analysis had its say
             self.count_search()
-        elif self.search is not None and batch.messages:
+        elif self.search is not None and new:
             shown = messages.filter
-            self.search_count += sum(
-                1 for m in batch.messages if (shown is None or shown(m)) and self.search(m)
-            )
-        self.refresh_header()
-        self.refresh_side()
+            self.search_count += sum(1 for m in new if (shown is None or shown(m)) and self.search(m))
+
+    def written_at(self, message: Message) -> float:
+        """When ``message`` was written, by the clock (its session's start and its time in it)."""
+        origin = self.message_list.key(message)[0]
+        return (self.message_list.started_epochs.get(origin) or 0.0) + message.t
 
     @on(MessageList.Shown)
     def message_shown(self, event: MessageList.Shown) -> None:
         for detail in self.query(DetailPane):  # none while the app closes
             detail.show(event.message)
+        if self.all_live:  # the side's in-flight and timeline are of the cursor's session
+            self.refresh_side()
 
     @on(MessageList.Changed)
     def list_changed(self, event: MessageList.Changed) -> None:
@@ -340,7 +449,7 @@ class InspectorApp(App[None]):
 
     @on(FindingsPane.JumpTo)
     def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
-        if self.message_list.jump_to(event.seq):
+        if self.message_list.jump_to(event.seq, self.finding_origin.get(id(event.finding), 0)):
             self.side.active = "tab-detail"
             self.message_list.focus()
         elif self.message_list.filter is not None:
@@ -371,9 +480,17 @@ class InspectorApp(App[None]):
             messages, header = self.message_list, self.query_one(HeaderBar)
         except NoMatches:  # the app is closing
             return
+        if self.all_live:
+            live = sum(not s.ended for s in self.shown.values())
+            name = f"all live: {live} of {len(self.shown)} sessions"
+            pending = sum(s.snapshot.pending_count for s in self.shown.values())
+            snapshot = replace(self.snapshot, pending_count=pending, name="all live")  # cut to this
+            servers = servers_line(self.shown.values(), self.size.width)
+        else:
+            name, snapshot, servers = self.path.name, self.snapshot, None
         state = HeaderState(
-            self.path.name,
-            self.snapshot,
+            name,
+            snapshot,
             self.query_one(FindingsPane).by_severity,
             len(messages.rows),
             len(messages.all_messages),
@@ -387,6 +504,7 @@ class InspectorApp(App[None]):
             search=self.search.text if self.search is not None else None,
             search_count=self.search_count,
             note=self.note,
+            servers=servers,
         )
         header.show(state)
 
@@ -403,9 +521,10 @@ class InspectorApp(App[None]):
 
     def session_now(self) -> float:
         """Seconds since the session started: by the clock while live, else the last line's time."""
-        messages = self.message_list.all_messages
-        last_t = messages[-1].t if messages else 0.0
-        return session_now(self.live, self.snapshot.started_epoch, last_t, self.clock)
+        shown = self.session
+        return session_now(
+            self.live and not shown.ended, shown.snapshot.started_epoch, shown.last_t, self.clock
+        )
 
     def tick(self) -> None:
         """Ages of in-flight requests tick by the clock (slow ones are flagged by the worker)."""
@@ -464,8 +583,10 @@ class InspectorApp(App[None]):
     def action_sessions(self) -> None:
         self.push_screen(SessionsScreen(self.session_dirs, self.path), self._session_chosen)
 
-    def _session_chosen(self, session: SessionInfo | None) -> None:
-        if session is not None and session.path != self.path:
+    def _session_chosen(self, session: SessionInfo | str | None) -> None:
+        if session == ALL_LIVE:
+            self.open_all_live()
+        elif isinstance(session, SessionInfo) and (session.path != self.path or self.all_live):
             self.open_session(session.path, session.live)
 
     def action_export(self) -> None:
@@ -474,27 +595,29 @@ class InspectorApp(App[None]):
         view = f"the filtered view: {shown} messages" if self.message_list.filter else f"all {shown} messages"
         exchange_text = None
         if message is not None:
-            exchange, parts = exchange_parts(message, self.message_list.all_messages)
+            exchange, parts = exchange_parts(message, self.message_list.of_session(message))
             if exchange is not None:
                 exchange_text = f"the exchange: {exchange.method} id {exchange.id!r}, {len(parts)} messages"
-        self.push_screen(ExportScreen(self.path, view, exchange_text, Path.cwd()), self._export_chosen)
+        path = self.session.path
+        self.push_screen(ExportScreen(path, view, exchange_text, Path.cwd()), self._export_chosen)
 
     def _export_chosen(self, request: ExportRequest | None) -> None:
         if request is None:
             return
         keep: set[int] | None = None
-        if request.scope == "exchange" and self.message_list.current is not None:
-            _, parts = exchange_parts(self.message_list.current, self.message_list.all_messages)
+        listed, origin = self.message_list, self.origin
+        if request.scope == "exchange" and listed.current is not None:
+            _, parts = exchange_parts(listed.current, listed.of_session(listed.current))
             keep = {part.message.seq for part in parts}
-        elif self.message_list.filter is not None:
-            keep = {m.seq for m in self.rows}
+        elif listed.filter is not None or self.all_live:  # all live: the cursor's session's rows
+            keep = {m.seq for m in self.rows if listed.key(m)[0] == origin}
         self.notify(f"exporting to {request.dest}…", markup=False)
-        self.export(request, keep)
+        self.export(self.session.path, request, keep, self.session.ended or self.loaded)
 
     @work(thread=True, group="export")
-    def export(self, request: ExportRequest, keep: set[int] | None) -> None:
+    def export(self, path: Path, request: ExportRequest, keep: set[int] | None, concluded: bool) -> None:
         try:
-            text = render_export(self.path, request.fmt, keep)
+            text = render_export(path, request.fmt, keep, concluded)
             write_private(request.dest, text, request.overwrite)
         except Exception as exc:  # a bad path, a full disk, a capture gone: said, never a crash
             self.post_message(Exported(f"export failed: {exc}", failed=True))

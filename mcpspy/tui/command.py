@@ -23,10 +23,12 @@ def on_a_terminal() -> bool:
 NOT_A_TERMINAL = "the TUI needs a terminal; on a pipe or in CI use `mcpspy report` (text, --json, --markdown)"
 
 
-def _open(path: Path, live: bool, dirs: list[Path], follow_restarts: bool = False) -> int:
+def _open(
+    path: Path, live: bool, dirs: list[Path], follow_restarts: bool = False, all_live: bool = False
+) -> int:
     from mcpspy.tui.app import InspectorApp
 
-    app = InspectorApp(path, live=live, session_dirs=dirs, follow_restarts=follow_restarts)
+    app = InspectorApp(path, live=live, session_dirs=dirs, follow_restarts=follow_restarts, all_live=all_live)
     app.run()
     return EXIT_BUG if app.return_code else 0  # Textual has shown the traceback
 
@@ -54,6 +56,11 @@ def run_view(args: argparse.Namespace) -> int:
 
 def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("session", nargs="?", help="session id, name or capture path (default: newest live)")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every live session at once, merged as lines arrive, with a server column; new ones join",
+    )
     add_home_option(parser)
 
 
@@ -66,6 +73,10 @@ def run_watch(args: argparse.Namespace) -> int:
     if not on_a_terminal():
         return fail("mcpspy watch", NOT_A_TERMINAL)
     dirs = search_dirs(args.home)
+    if getattr(args, "all", False):  # a caller of run_watch may build args without it
+        if args.session:
+            return fail("mcpspy watch", "--all shows every live session: name none")
+        return _open(dirs[0], True, dirs, all_live=True)
     if args.session:
         found = find_session(args.session, dirs)
         if found is None:

@@ -1,9 +1,12 @@
 """The `e` dialog: what to export (the filtered view, or the selected exchange), in which format, where.
 
 The path box has the focus, so `e` then enter writes the view as text into the
-current directory. Changing the scope or the format changes the suggested
-name, until the name is edited. An existing file is replaced only on a
-second enter. Dismissed with an ``ExportRequest``, or None (escape).
+current directory; enter writes from any field (on a choice, it takes the
+highlighted option first). Changing the scope or the format changes the
+suggested name, until the name is edited. An existing file is replaced only
+on a second enter. The chosen option is marked ●, the others blank: it shows
+without colour. Every format is in sight at 80 columns (two rows of four).
+Dismissed with an ``ExportRequest``, or None (escape).
 """
 
 from __future__ import annotations
@@ -24,10 +27,21 @@ from mcpspy.terminal import visible_line
 from mcpspy.tui.export import ExportRequest, default_path, formats
 
 
+class Choice(RadioButton):
+    """A radio button whose state shows without colour: ● when chosen, blank when not."""
+
+    def render(self) -> Content:
+        self.BUTTON_INNER = "●" if self.value else " "
+        return super().render()
+
+
 class ExportScreen(ModalScreen[ExportRequest | None]):
     """Scope, format and path; enter in the path box exports."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss_none", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss_none", "Cancel"),
+        Binding("enter", "write", "Write", priority=True),  # from any field, not only the path box
+    ]
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
     ExportScreen > #export-box {
@@ -37,8 +51,8 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     ExportScreen .export-label { width: 8; }
     ExportScreen RadioSet { width: 1fr; height: auto; border: none; padding: 0; }
     ExportScreen RadioSet:focus { background-tint: $foreground 10%; }
-    ExportScreen #export-format { layout: horizontal; }
-    ExportScreen #export-format > RadioButton { width: auto; margin-right: 1; }
+    ExportScreen #export-format { layout: grid; grid-size: 4; grid-rows: 1; grid-columns: 14; height: auto; }
+    ExportScreen #export-format > RadioButton { width: auto; }
     ExportScreen Input { width: 1fr; }
     ExportScreen #export-note { height: auto; color: $warning; }
     """
@@ -51,6 +65,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         self.directory = directory
         self._suggested = ""
         self._confirm: Path | None = None  # an existing file the user was warned about
+        self._write_when_changed = False  # enter on a choice: write once the choice is in
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
@@ -58,14 +73,14 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             with Horizontal(classes="export-row"):
                 yield Label("what", classes="export-label")
                 with RadioSet(id="export-scope"):
-                    yield RadioButton(Content(visible_line(self.view_text)), value=True, id="scope-view")
+                    yield Choice(Content(visible_line(self.view_text)), value=True, id="scope-view")
                     if self.exchange_text is not None:
-                        yield RadioButton(Content(visible_line(self.exchange_text)), id="scope-exchange")
+                        yield Choice(Content(visible_line(self.exchange_text)), id="scope-exchange")
             with Horizontal(classes="export-row"):
                 yield Label("format", classes="export-label")
                 with RadioSet(id="export-format"):
                     for i, fmt in enumerate(formats()):
-                        yield RadioButton(fmt, value=i == 0, id=f"format-{fmt}")
+                        yield Choice(fmt, value=i == 0, id=f"format-{fmt}")
             with Horizontal(classes="export-row"):
                 yield Label("file", classes="export-label export-file")
                 yield Input(id="export-path")
@@ -97,11 +112,24 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     @on(RadioSet.Changed)
     def _changed(self, event: RadioSet.Changed) -> None:
         self._suggest()
+        if self._write_when_changed:
+            self._write_when_changed = False
+            self.write()
 
-    @on(Input.Submitted, "#export-path")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        text = event.value.strip()
+    def action_write(self) -> None:
+        """Enter: on a choice, take the highlighted option (then write once it is in); else write."""
+        focused = self.focused
+        highlighted = (
+            focused.query(".-selected").first(RadioButton) if isinstance(focused, RadioSet) else None
+        )
+        if highlighted is not None and not highlighted.value:
+            self._write_when_changed = True  # once the set has taken it (RadioSet.Changed)
+            highlighted.value = True
+        else:
+            self.write()
+
+    def write(self) -> None:
+        text = self.query_one("#export-path", Input).value.strip()
         if not text:
             self._say("say where to write it")
             return

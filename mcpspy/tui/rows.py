@@ -32,6 +32,7 @@ class Column:
     flexible: bool = False
     right: bool = False  # right-aligned (numbers)
     wrap: bool = False  # the text goes on over the next lines instead of being cut (the last column)
+    middle: bool = False  # cut in the middle, as a method and what it names: `notif…/progress lookup`
 
 
 Cell = tuple[str, str]  # text, Rich style ("" for the row's own)
@@ -64,11 +65,26 @@ MESSAGE_COLUMNS = (
     Column("dir", 5),
     Column("kind", 12),
     Column("id", 6),
-    Column("method", 14, flexible=True),
+    Column("method", 14, flexible=True, middle=True),
     Column("latency", 8, right=True),
     Column("size", 7, right=True),
     Column("!", 1),
 )
+SERVER_COLUMN = Column("server", 10)  # `watch --all`: which server a row is from
+
+
+NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what a call names
+
+
+def subject_of(message: Message) -> str | None:
+    """The tool, prompt or resource a tools/call, prompts/get or resources/read request names."""
+    key = NAMED_BY.get(message.method or "")
+    payload = message.payload
+    if key is None or not isinstance(payload, dict) or "params" not in payload:
+        return None
+    params = payload["params"]
+    named = params.get(key) if isinstance(params, dict) else None
+    return named if isinstance(named, str) and named else None
 
 
 def message_cells(message: Message) -> tuple[Cell, ...]:
@@ -125,7 +141,7 @@ class PendingRow:
 PENDING_COLUMNS = (
     Column("dir", 5),
     Column("id", 8),
-    Column("method", 14, flexible=True),
+    Column("method", 14, flexible=True, middle=True),
     Column("age", 8, right=True),
 )
 

@@ -29,10 +29,16 @@ class Listed(Message):
     sessions: list[SessionInfo]
 
 
-class SessionsScreen(ModalScreen[SessionInfo | None]):
-    """Dismissed with the chosen session, or None (escape)."""
+ALL_LIVE = "all live"  # what the screen is dismissed with for `a`: every live session at once
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,s", "dismiss_none", "Back")]
+
+class SessionsScreen(ModalScreen[SessionInfo | str | None]):
+    """Dismissed with the chosen session, ALL_LIVE (`a`), or None (escape)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,s", "dismiss_none", "Back"),
+        Binding("a", "all_live", "All live"),
+    ]
     DEFAULT_CSS = """
     SessionsScreen { align: center middle; }
     SessionsScreen > #sessions-box {
@@ -61,7 +67,10 @@ class SessionsScreen(ModalScreen[SessionInfo | None]):
     @on(Listed)
     def show_them(self, event: Listed) -> None:
         where = ", ".join(str(d) for d in self.dirs)
-        title = f"{len(event.sessions)} sessions in {where}, newest first: enter shows one, escape goes back"
+        title = (
+            f"{len(event.sessions)} sessions in {where}, newest first: enter shows one,"
+            " a: all live at once, escape goes back"
+        )
         if not event.sessions:
             title = f"no sessions in {where} (escape goes back)"
         self.query_one("#sessions-title", Static).update(Content(visible_line(title)))
@@ -71,6 +80,9 @@ class SessionsScreen(ModalScreen[SessionInfo | None]):
     @on(SessionChooser.Chosen)
     def chosen(self, event: SessionChooser.Chosen) -> None:
         self.dismiss(event.session)
+
+    def action_all_live(self) -> None:
+        self.dismiss(ALL_LIVE)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from mcpspy.analysis.model import Message
-from mcpspy.tui.rows import MESSAGE_COLUMNS, Column
+from mcpspy.tui.rows import MESSAGE_COLUMNS, SERVER_COLUMN, Column
 
 
 class TimeDisplay(enum.Enum):
@@ -34,7 +34,10 @@ class TimeDisplay(enum.Enum):
         return members[(members.index(self) + 1) % len(members)]
 
 
-def message_columns(display: TimeDisplay) -> tuple[Column, ...]:
+def message_columns(display: TimeDisplay, server: bool = False) -> tuple[Column, ...]:
+    """The list's columns; ``server``: one naming each row's server, after the direction (`watch --all`)."""
+    if server:
+        return (display.column, MESSAGE_COLUMNS[1], SERVER_COLUMN, *MESSAGE_COLUMNS[2:])
     return (display.column, *MESSAGE_COLUMNS[1:])
 
 

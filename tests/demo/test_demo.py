@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import json
+import os
+import pty
+import re
+import select
+import struct
 import subprocess
 import sys
+import termios
 import threading
+import time
 from pathlib import Path
 
 import orjson
@@ -177,3 +185,52 @@ def test_server_killer_schema_lists_a_tool_a_real_client_drops() -> None:
     (reply,) = planted
     assert isinstance(reply, dict)
     assert "anyOf" in reply["result"]["tools"][1]["inputSchema"]  # type: ignore[index]
+
+
+def test_the_demo_tui_leaves_a_pointer_to_its_session_once_closed(tmp_path: Path) -> None:
+    """`mcpspy demo` on a terminal, closed with q: one line left names the session and `mcpspy report`.
+
+    Textual draws on stderr, so all three streams are the terminal; the line is what follows the
+    TUI's leaving the alternate screen.
+    """
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "mcpspy", "demo", "--home", str(tmp_path)],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(follower)
+    drawn = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"helpdesk" not in drawn and time.monotonic() < deadline:  # the header names the session
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                drawn += os.read(leader, 65536)
+        assert b"helpdesk" in drawn, "the TUI never drew"
+        os.write(leader, b"q")
+        while demo.poll() is None or select.select([leader], [], [], 0.2)[0]:  # drain to the end
+            if select.select([leader], [], [], 0.2)[0]:
+                try:
+                    drawn += os.read(leader, 65536)
+                except OSError:  # the terminal's other end is closed: all read
+                    break
+            assert time.monotonic() < deadline + 30, "q did not close the demo"
+        demo.wait(timeout=30)  # the terminal closed first: the process is ending
+    finally:
+        demo.kill()
+        os.close(leader)
+    (capture,) = tmp_path.glob("*.jsonl")
+    left = drawn.rsplit(b"\x1b[?1049l", 1)[-1].decode()  # after the alternate screen
+    lines = [line for line in re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", left).splitlines() if line.strip()]
+    assert demo.returncode == 0 and len(lines) == 1, left
+    assert str(capture) in lines[0] and f"mcpspy report {capture}" in lines[0]
+    report = subprocess.run(
+        [sys.executable, "-m", "mcpspy", "report", str(capture), "--fail-on", "never"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert report.returncode == 0 and b"helpdesk" in report.stdout  # the pointer leads somewhere

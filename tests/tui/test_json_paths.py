@@ -102,5 +102,5 @@ async def test_c_copies_a_hostile_key_exactly_and_shows_it_made_visible(tmp_path
         await wait_loaded(app, pilot)
         await pilot.press("g", "l", "l", "l", "l", "c")  # {, "jsonrpc", "method", the key
         assert app.clipboard == path_text((key,)) and "\u202e" in app.clipboard
-        shown = [n.message for n in app._notifications if n.message.startswith("copied ")]
+        shown = [n.message for n in app._notifications if n.message.startswith("JSON path ")]
         assert shown and not any(c in shown[-1] for c in CONTROLS), shown

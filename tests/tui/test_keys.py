@@ -157,7 +157,7 @@ async def test_x_follows_the_exchange_in_one_screen() -> None:
         assert not isinstance(app.screen, FollowExchange)
 
 
-EXCHANGE_KEYS = ("shift+tab", "shift+tab", "right", "enter", "tab", "tab")  # to the scopes, the second, back
+EXCHANGE_KEYS = ("shift+tab", "shift+tab", "right", "space", "tab", "tab")  # to the scopes, the second, back
 
 
 @pytest.mark.parametrize(("scope_keys", "expect"), [((), "all"), (EXCHANGE_KEYS, "exchange")])
@@ -277,3 +277,70 @@ async def test_list_keys_act_from_the_side_pane_and_not_over_a_screen() -> None:
         assert app.message_list.current is not before  # p over the help moved nothing
         await pilot.press("p")
         assert app.message_list.current is before
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({}, "sent to the terminal's clipboard (OSC 52)"),
+        ({"TERM_PROGRAM": "Apple_Terminal"}, "macOS Terminal ignores OSC 52"),
+        ({"TMUX": "/tmp/none,1,0", "PATH": ""}, "tmux drops OSC 52 unless `set -g set-clipboard on`"),
+    ],
+)
+async def test_the_copy_toast_says_what_was_done_never_a_copy_it_cannot_know(
+    env: dict[str, str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OSC 52 has no answer: the toast says it was sent; where it is dropped, the text is in a file it names."""
+    for name in ("TERM_PROGRAM", "TMUX", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)  # PATH "": no tmux to ask, as a tmux without set-clipboard on
+    app = fixture_app("lesson-out-of-order")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("g", "y")
+        toast = [n.message for n in app._notifications][-1]
+        assert toast.startswith(f"seq {app.rows[0].seq} (") and said in toast and "copied" not in toast
+        saved = Path(os.environ["XDG_STATE_HOME"]) / "mcpspy" / "clipboard.txt"
+        if env:
+            assert f"saved to {saved}" in toast
+            assert (
+                saved.read_text() == app.rows[0].raw.decode() and stat.S_IMODE(saved.stat().st_mode) == 0o600
+            )
+        else:
+            assert not saved.exists()
+
+
+async def test_the_export_dialog_shows_every_format_at_80x24_and_enter_writes_from_a_choice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every format in sight, the chosen one marked without colour, enter on a choice takes it and writes."""
+    monkeypatch.chdir(tmp_path)
+    app = fixture_app("lesson-cancelled")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("g", "e")
+        await pilot.pause(0.2)
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+
+        formats = [str(b.label) for b in screen.query("#export-format RadioButton")]
+        assert len(formats) == 8
+        for button in screen.query("#export-format RadioButton"):
+            region = button.region
+            assert region.width and region.right <= 80 and region.bottom <= 24, (button.label, region)
+        chosen = [b for b in screen.query("#export-format RadioButton") if b.render().plain.startswith("▐●▌")]
+        assert [str(b.label) for b in chosen] == ["text"]  # the mark itself says which, not its colour
+        await pilot.press("shift+tab", "right")  # to the formats, the highlight on json
+        await pilot.press("enter")
+        for _ in range(100):
+            written = list(tmp_path.glob("*.json"))
+            if written and written[0].stat().st_size:
+                break
+            await pilot.pause(0.05)
+        assert [p.name for p in written] == ["lesson-cancelled-view.json"], (
+            list(tmp_path.iterdir()),
+            app.screen,
+            app.focused,
+        )
+        assert orjson.loads(written[0].read_bytes())

@@ -6,18 +6,23 @@ check the report pytest writes, then accept with `pytest --snapshot-update`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from mcpspy.capture.format import decode_header
+from mcpspy.capture.format import FORMAT_VERSION, decode_header, encode_header, encode_line
+from mcpspy.capture.records import Header, Stream
 from mcpspy.capture.sessions import SessionInfo
+from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.picker import SessionPicker
 from tests.conftest import FIXTURES
-from tests.tui.snapshot_app import inspector, settled_then
+from tests.tui.snapshot_app import AGE, inspector, settled_then, started_epoch
 
 SIZES = [
     pytest.param((80, 24), id="80x24"),
@@ -80,3 +85,45 @@ def test_session_picker(size: tuple[int, int], snap_compare: Any) -> None:
         raise AssertionError("the sessions were never counted")
 
     assert snap_compare(SessionPicker(found), terminal_size=size, run_before=counted)
+
+
+def live_capture(directory: Path, name: str, started: str, calls: list[tuple[int, str, float]]) -> None:
+    """A live capture (this process's pid) of server ``name``: each call a request and its reply."""
+    header = Header(FORMAT_VERSION, name, started, ("python3", f"{name}.py"), name, "/", "0", os.getpid())
+    lines = [encode_header(header)]
+    seq = 0
+    for id_, method, t in calls:
+        for stream, body, at in (
+            (Stream.C2S, {"jsonrpc": "2.0", "id": id_, "method": method, "params": {"name": "lookup"}}, t),
+            (Stream.S2C, {"jsonrpc": "2.0", "id": id_, "result": {"content": []}}, t + 0.137),
+        ):
+            seq += 1
+            lines.append(encode_line(seq, at, stream, orjson.dumps(body), True))
+    (directory / f"{name}.jsonl").write_bytes(b"".join(lines))
+
+
+@pytest.mark.parametrize("size", [SIZES[0], SIZES[2]])
+def test_all_live(size: tuple[int, int], snap_compare: Any, tmp_path: Path) -> None:
+    """`watch --all` on three live servers: merged by time, a server column, a line of servers."""
+    live_capture(
+        tmp_path, "alpha", "2026-07-28T10:00:00.000Z", [(1, "tools/list", 0.5), (2, "tools/call", 3.0)]
+    )
+    live_capture(
+        tmp_path, "beta", "2026-07-28T10:00:01.000Z", [(1, "tools/call", 0.2), (2, "prompts/get", 4.0)]
+    )
+    live_capture(tmp_path, "gamma", "2026-07-28T10:00:02.000Z", [(1, "resources/read", 0.1)])
+    now = started_epoch(tmp_path / "gamma.jsonl") + AGE
+    app = InspectorApp(tmp_path, live=True, clock=lambda: now, session_dirs=[tmp_path], all_live=True)
+
+    async def settled(pilot: Pilot[None]) -> None:
+        for _ in range(1200):  # a loaded machine: the three sessions join one by one
+            if len(app.message_list.rows) == 10 and not app.unanalysed and not app.reading:
+                break
+            await pilot.pause(0.05)
+        else:
+            raise AssertionError(
+                f"never settled: {len(app.message_list.rows)} rows, {app.unanalysed} to analyse"
+            )
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=size, run_before=settled)

@@ -8,6 +8,7 @@ filter's and the search's are kept across runs.
 from __future__ import annotations
 
 from mcpspy.filters import Filter, FilterError, parse_filter
+from mcpspy.filters.terms import ServerOf
 from mcpspy.tui.search import Search
 from mcpspy.tui.widgets.prompt_bar import PromptBar
 
@@ -19,12 +20,13 @@ class FilterBar(PromptBar[Filter | None]):
 
     placeholder = FILTER_PLACEHOLDER
     history_key = "filter"
+    server_of: ServerOf | None = None  # the app's: which server a message is from
 
     def check(self, text: str) -> Filter | None:
         if not text.strip():
             return None
         try:
-            return parse_filter(text)
+            return parse_filter(text, self.server_of)
         except FilterError as exc:
             raise ValueError(f"invalid filter: {exc}") from None
 

@@ -31,6 +31,7 @@ class FindingsPane(RowList[Finding]):
 
         findings: FindingsPane
         seq: int
+        finding: Finding
 
         @property
         def control(self) -> FindingsPane:
@@ -65,4 +66,5 @@ class FindingsPane(RowList[Finding]):
     @on(RowList.Selected)
     def _chosen(self, event: RowList.Selected) -> None:
         event.stop()
-        self.post_message(self.JumpTo(self, self.findings[event.index].seq))
+        finding = self.findings[event.index]
+        self.post_message(self.JumpTo(self, finding.seq, finding))

@@ -40,6 +40,7 @@ class HeaderState:
     search: str | None = None  # the text searched for
     search_count: int = 0  # messages in the list that have it
     note: str | None = None  # news on a line of its own: the server restarted
+    servers: str | None = None  # `watch --all`: each server's counts, on a line of their own (plain text)
 
 
 def header_text(h: HeaderState, width: int) -> Content:
@@ -101,7 +102,7 @@ def header_text(h: HeaderState, width: int) -> Content:
             filter_text = filter_text[: max(len(filter_text) - over - 1, 4)] + "…"
         parts.append(Content.assemble(("filter:", "dim"), " ", filter_text))
     text = Content(SEPARATOR).join([Content.styled(name, "bold"), *parts])
-    for line, style in ((h.note, "yellow"), (h.problem, "red")):
+    for line, style in ((h.servers, ""), (h.note, "yellow"), (h.problem, "red")):
         if line:
             shown = visible_line(line)
             if len(shown) > width - 2:  # one line each: the header's height counts them

@@ -20,17 +20,19 @@ from dataclasses import dataclass
 from textual import on
 from textual.message import Message as TextualMessage
 
-from mcpspy.analysis.model import Message
+from mcpspy.analysis.model import Kind, Message
 from mcpspy.filters import Filter
+from mcpspy.tui.clipboard import send_to_clipboard
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.panes.detail import pair_of
-from mcpspy.tui.rows import Cell, message_cells
+from mcpspy.tui.rows import NAMED_BY, Cell, message_cells, subject_of
 from mcpspy.tui.search import Search
 from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
 from mcpspy.tui.whole_message import WholeMessage
 from mcpspy.tui.widgets.rowlist import RowList
 
 NO_MESSAGES = "no messages yet"
+Key = tuple[int, int]  # a row's message: (its session's origin, its seq)
 NONE_MATCH = "no messages match the filter"
 
 
@@ -97,22 +99,65 @@ class MessageList(RowList[Message]):
         self.filter: Filter | None = None
         self.order = Order.SEQ
         self.time_display = TimeDisplay.RELATIVE
-        self.started_epoch: float | None = None  # the session's start, for the wall-clock time
+        self.started_epochs: dict[int, float | None] = {}  # each session's start, for the wall-clock time
         self.search: Search | None = None
         self._shown: list[Message] = []  # the rows: the messages that pass the filter
-        self._row_of: dict[int, int] = {}  # seq -> row index
+        self._row_of: dict[Key, int] = {}  # (origin, seq) -> row index
+        self.origin_of: dict[int, int] = {}  # id(message) -> its session's origin (watch --all)
+        self.servers: list[str] | None = None  # each origin's server name: a server column (watch --all)
+        self.subjects: dict[Key, str] = {}  # a request's tool, prompt or resource, by its key
         self.rows = self._shown
+
+    def key(self, message: Message) -> Key:
+        """A message's key in the list: its session (0 but under `watch --all`) and its seq."""
+        return (self.origin_of.get(id(message), 0), message.seq)
+
+    def server_of(self, message: Message) -> str | None:
+        """The name of the server that ``message`` is from (None: one session is shown)."""
+        if self.servers is None:
+            return None
+        return self.servers[self.origin_of.get(id(message), 0)]
+
+    def of_session(self, message: Message) -> list[Message]:
+        """The messages of ``message``'s session (all of them, but under `watch --all`)."""
+        if self.servers is None:
+            return self.all_messages
+        origin = self.origin_of.get(id(message), 0)
+        return [m for m in self.all_messages if self.origin_of.get(id(m), 0) == origin]
+
+    def subject(self, message: Message) -> str | None:
+        """What a call names (tools/call's tool, ...): a reply shows its request's."""
+        origin, seq = self.key(message)
+        exchange = message.exchange
+        if exchange is not None and exchange.request_seq != seq:
+            seq = exchange.request_seq
+        return self.subjects.get((origin, seq))
+
+    def show_servers(self, servers: list[str] | None) -> None:
+        """A server column named from ``servers`` (by origin), or none (None)."""
+        self.servers = servers
+        self.set_columns(message_columns(self.time_display, servers is not None))
+        self.set_rows(self._shown, cursor=self.cursor)
 
     def cells_of(self, index: int) -> tuple[Cell, ...]:
         """A message's row; its time cell reversed when it has the searched text (maybe not in sight)."""
         message = self._shown[index]
         cells = message_cells(message)
+        subject = self.subject(message)
+        if subject is not None:
+            cells = (*cells[:4], (f"{cells[4][0]} {subject}", cells[4][1]), *cells[5:])
         time, style = cells[0]
         if self.time_display is not TimeDisplay.RELATIVE:
             above = self._shown[index - 1] if index > 0 else None
-            time = time_text(self.time_display, message, above, self.started_epoch)
+            origin = self.key(message)[0]
+            started = self.started_epochs.get(origin)
+            if above is not None and self.key(above)[0] != origin:  # the row above is of another session
+                above = None
+            time = time_text(self.time_display, message, above, started)
         if self.search is not None and self.search(message):
             style = "reverse bold"
+        if self.servers is not None:
+            return ((time, style), cells[1], (self.server_of(message) or "", "bold"), *cells[2:])
         return ((time, style), *cells[1:])
 
     def set_search(self, search: Search | None) -> None:
@@ -120,11 +165,18 @@ class MessageList(RowList[Message]):
         self.search = search
         self.set_highlight(search.pattern if search is not None else None)
 
-    def add(self, messages: Iterable[Message], changed: Collection[int]) -> None:
-        """New messages at the end; ``changed``: seqs whose analysis changed (a latency, a finding)."""
+    def add(self, messages: Iterable[Message], changed: Collection[Key]) -> None:
+        """New messages at the end; ``changed``: those whose analysis changed (a latency, a finding).
+
+        Under `watch --all`, each message's session is in ``origin_of`` before it is added.
+        """
         added = False
         for message in messages:
             self.all_messages.append(message)
+            if message.method in NAMED_BY and message.kind is Kind.REQUEST:
+                subject = subject_of(message)
+                if subject is not None:
+                    self.subjects[self.key(message)] = subject
             if self.order is Order.SEQ:
                 self._add_row(message)
             added = True
@@ -133,7 +185,7 @@ class MessageList(RowList[Message]):
             return
         self.rows_added()
         row_of = self._row_of
-        self.refresh_rows(row_of[seq] for seq in changed if seq in row_of)
+        self.refresh_rows(row_of[key] for key in changed if key in row_of)
         if self.follow and self._shown:
             self.move_to(len(self._shown) - 1)
         self._say_empty()
@@ -141,12 +193,14 @@ class MessageList(RowList[Message]):
     def reset(self) -> None:
         """Forget every message (another session is shown); the filter, order and time display stay."""
         self.all_messages = []
+        self.origin_of = {}
+        self.subjects = {}
         self.follow = True
         self._rebuild(keep=None)
 
     def _add_row(self, message: Message) -> None:
         if self.filter is None or self.filter(message):
-            self._row_of[message.seq] = len(self._shown)
+            self._row_of[self.key(message)] = len(self._shown)
             self._shown.append(message)
 
     def _rebuild(self, keep: Message | None) -> None:
@@ -157,9 +211,9 @@ class MessageList(RowList[Message]):
             self._add_row(message)
         if self.order is not Order.SEQ:
             self._shown.sort(key=latency_key if self.order is Order.LATENCY else size_key)
-            self._row_of = {m.seq: i for i, m in enumerate(self._shown)}
-        if keep is not None and keep.seq in self._row_of:
-            cursor = self._row_of[keep.seq]
+            self._row_of = {self.key(m): i for i, m in enumerate(self._shown)}
+        if keep is not None and self.key(keep) in self._row_of:
+            cursor = self._row_of[self.key(keep)]
         else:
             cursor = len(self._shown) - 1 if self.follow else 0
         self._say_empty()
@@ -184,7 +238,7 @@ class MessageList(RowList[Message]):
 
     def set_time_display(self, display: TimeDisplay) -> None:
         self.time_display = display
-        self.set_columns(message_columns(display))
+        self.set_columns(message_columns(display, self.servers is not None))
         self.set_rows(self._shown, cursor=self.cursor)
 
     def set_follow(self, follow: bool) -> None:
@@ -196,20 +250,27 @@ class MessageList(RowList[Message]):
             self.move_to(len(self._shown) - 1)
         self.post_message(self.Changed(self))
 
-    def jump_to(self, seq: int | None) -> bool:
-        """Put the cursor on message ``seq`` and stop following; False when it is not listed."""
-        if seq is None or seq not in self._row_of:
+    def jump_to(self, seq: int | None, origin: int | None = None) -> bool:
+        """Put the cursor on message ``seq`` and stop following; False when it is not listed.
+
+        ``origin``: of which session (default: the one under the cursor).
+        """
+        if origin is None:
+            origin = self.key(self.current)[0] if self.current is not None else 0
+        if seq is None or (origin, seq) not in self._row_of:
             return False
         self.follow = False
-        self.move_to(self._row_of[seq], upward=True)
+        self.move_to(self._row_of[origin, seq], upward=True)
         self.post_message(self.Changed(self))
         return True
 
     def nearest_shown(self, seq: int) -> int | None:
-        """The seq of the listed message nearest to ``seq`` (None: the list is empty)."""
-        if not self._shown:
+        """The seq of the listed message nearest to ``seq`` in the cursor's session (None: none listed)."""
+        origin = self.key(self.current)[0] if self.current is not None else 0
+        shown = [m for m in self._shown if self.key(m)[0] == origin]
+        if not shown:
             return None
-        return min(self._shown, key=lambda m: (abs(m.seq - seq), m.seq)).seq
+        return min(shown, key=lambda m: (abs(m.seq - seq), m.seq)).seq
 
     def jump_to_pair(self) -> None:
         """From a request to its reply and back."""
@@ -282,7 +343,7 @@ class MessageList(RowList[Message]):
             self.notify("the list is empty", severity="warning", markup=False)
             return
         self.jump_to(nearest)
-        known = {m.seq for m in self.all_messages}
+        known = {m.seq for m in (self.of_session(self.current) if self.current else self.all_messages)}
         why = (
             "is hidden by the filter"
             if seq in known
@@ -296,7 +357,7 @@ class MessageList(RowList[Message]):
 
     def action_follow_exchange(self) -> None:
         if self.current is not None:
-            self.app.push_screen(FollowExchange(self.current, self.all_messages))
+            self.app.push_screen(FollowExchange(self.current, self.of_session(self.current)))
 
     def action_copy(self, with_pair: bool) -> None:
         """`y`: the message's line to the clipboard; `Y`: it and its pair, in seq order (JSON lines)."""
@@ -306,7 +367,7 @@ class MessageList(RowList[Message]):
         messages = [message]
         if with_pair:
             seq = pair_of(message)
-            pair = next((m for m in self.all_messages if m.seq == seq), None) if seq else None
+            pair = next((m for m in self.of_session(message) if m.seq == seq), None) if seq else None
             if pair is None:
                 self.notify(
                     f"seq {message.seq} has no pair: copied it alone", severity="warning", markup=False
@@ -314,6 +375,6 @@ class MessageList(RowList[Message]):
             else:
                 messages = sorted([message, pair], key=lambda m: m.seq)
         text = "\n".join(line_of(m) for m in messages)
-        self.app.copy_to_clipboard(text)
+        done = send_to_clipboard(self.app.copy_to_clipboard, text)
         seqs = " and ".join(str(m.seq) for m in messages)
-        self.notify(f"copied seq {seqs} ({len(text.encode()):,} bytes) to the clipboard", markup=False)
+        self.notify(f"seq {seqs} ({len(text.encode()):,} bytes) {done}", markup=False)

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from mcpspy.terminal import visible_line
+from mcpspy.tui.clipboard import send_to_clipboard
 from mcpspy.tui.json_cursor import JsonCursor
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.findings import FindingsPane
@@ -75,5 +76,5 @@ class SidePane(TabbedContent):
         if path is None:
             self.notify("put the cursor on a JSON line first (l / L)", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(path)
-        self.notify(f"copied {visible_line(path)}", markup=False)  # a key may hold a bidi override
+        done = send_to_clipboard(self.app.copy_to_clipboard, path)
+        self.notify(f"JSON path {visible_line(path)} {done}", markup=False)  # a key may hold a bidi override

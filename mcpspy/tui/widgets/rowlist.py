@@ -36,7 +36,55 @@ from mcpspy.tui.widgets.scrolling import set_virtual_size
 
 T = TypeVar("T")
 CACHE_ROWS = 1000
+NARROWEST = 6  # cells a text column keeps when the row must be narrowed to fit
 MATCH_STYLE = Style(reverse=True, bold=True)
+
+
+def narrowed(columns: Sequence[Column], widths: list[int], room: int) -> list[int]:
+    """``widths`` taken down to ``room``: a text column loses a cell at a time, to NARROWEST.
+
+    Numbers (right-aligned) and one-cell marks keep their width: cut, a size 137 would read 1,
+    and the findings mark would be gone.
+    """
+    over = sum(widths) - room
+    shrinkable = [i for i, c in enumerate(columns) if not c.right and c.width > NARROWEST]
+    while over > 0:  # the flexible column (the method) gives way last: it says the most
+        wide = [i for i in shrinkable if widths[i] > NARROWEST]
+        widest = max(wide, key=lambda i: (not columns[i].flexible, widths[i]), default=None)
+        if widest is None:
+            break
+        widths[widest] -= 1
+        over -= 1
+    return widths
+
+
+def elide_middle(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, its middle cut: `notif…/progress` (the end says which one)."""
+    if len(text) <= width:
+        return text
+    if width < 5:
+        return text[:width]
+    keep = width - 1
+    tail = text[text.rfind("/") :] if "/" in text else ""
+    if not tail or len(tail) > keep - 3:
+        tail = text[-(keep // 2) :]
+    return text[: keep - len(tail)] + "…" + tail
+
+
+def elide_method(text: str, width: int) -> str:
+    """A method and what it names (`tools/call lookup`); narrow, the family goes first (`call lookup`)."""
+    method, _, subject = text.partition(" ")
+    if len(text) <= width or "/" not in method:  # fits, or no method: a stderr line is cut at its end
+        return text
+    if not subject:
+        return elide_middle(text, width)
+    short = f"{method.rsplit('/', 1)[-1]} {subject}"  # `call lookup`: the name matters more
+    if len(short) <= width:
+        return short
+    room = width - len(subject) - 1
+    if room >= NARROWEST:
+        return elide_middle(method, room) + " " + subject
+    return short[: max(width - 1, 0)] + "…"
 
 
 def fit(text: str, width: int, right: bool = False) -> str:
@@ -307,7 +355,8 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             fixed = sum(c.width for c in self.columns if not c.flexible)
             flexible = max(room - fixed, 0)
             self._below = self.wraps and flexible < WRAP_BELOW  # the wrapping column goes under the row
-            self._widths = tuple(max(c.width, flexible) if c.flexible else c.width for c in self.columns)
+            widths = [max(c.width, flexible) if c.flexible else c.width for c in self.columns]
+            self._widths = tuple(widths if self.wraps else narrowed(self.columns, widths, room))
         return self._widths
 
     def _cell_segments(self, text: str, width: int, right: bool, style: Style) -> list[Segment]:
@@ -333,6 +382,8 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             if i:
                 segments.append(Segment(" ", base))
             cell_style = base + Style.parse(style) if style else base
+            if column.middle:
+                text = elide_method(visible_line(text), width)
             segments += self._cell_segments(text, width, column.right, cell_style)
         return segments
 
