@@ -132,7 +132,9 @@ class ModernScript(Script):
     def _served_anyway(self) -> bool:
         """After -32601 to server/discover, one 2026-07-28 request anyway: is the era served without it?"""
         sent = self.request("tools/list", {"_meta": meta()})
-        return isinstance(sent.result, dict)
+        # A legacy server may answer tools/list without a handshake; only a 2026-07-28 result says
+        # resultType (the TypeScript SDK 1.x's server-everything answers, and is legacy-only).
+        return isinstance(sent.result, dict) and "resultType" in sent.result
 
     def _not_spoken(self, verdict: Verdict, said: str, evidence: Any) -> None:
         """The server does not answer server/discover: a legacy server, unless this era was asked for."""

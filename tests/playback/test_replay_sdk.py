@@ -50,7 +50,7 @@ def test_replay_against_the_same_sdk_server_is_the_same_and_against_a_changed_co
     out = changed.stdout
     assert "3 exchanges replayed: 2 differ" in out
     assert "tools/list id 2 (recorded #" in out
-    assert '$.result.tools[0].description: "Add two numbers." → "Add two integers."' in out
+    assert '$.result.tools[name=add].description: "Add two numbers." → "Add two integers."' in out
     assert "tools/call id 3 (recorded #" in out
     assert '$.result.content[0].text: "5" → "6"' in out
     assert '$.result.structuredContent.result: "5" → "6"' in out
