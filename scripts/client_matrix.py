@@ -93,27 +93,7 @@ def run_sdk(driver: list[str]) -> Callable[[Path, str, Path], str]:
 
 def run_claude(home: Path, spec: str, scratch: Path) -> str:
     env = cli_env(scratch)
-    subprocess.run(
-        [
-            "claude",
-            "mcp",
-            "add",
-            "spied",
-            "--",
-            "mcpspy",
-            "--home",
-            str(home),
-            "--inject",
-            spec,
-            "--",
-            *SERVER,
-        ],
-        capture_output=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        check=True,
-    )
+    add_spied_server("claude", home, spec, env)
     listed = subprocess.run(
         ["claude", "mcp", "list"],
         capture_output=True,
@@ -126,30 +106,22 @@ def run_claude(home: Path, spec: str, scratch: Path) -> str:
     return "Connected" if "Connected" in line else (line.split("-")[-1].strip() or "not listed")
 
 
-def run_codex(home: Path, spec: str, scratch: Path) -> str:
-    env = cli_env(scratch)
-    Path(env["CODEX_HOME"]).mkdir(exist_ok=True)
+def add_spied_server(cli: str, home: Path, spec: str, env: dict[str, str]) -> None:
+    """`CLI mcp add spied -- mcpspy --inject SPEC -- SERVER`: the server under test, for either CLI."""
     subprocess.run(
-        [
-            "codex",
-            "mcp",
-            "add",
-            "spied",
-            "--",
-            "mcpspy",
-            "--home",
-            str(home),
-            "--inject",
-            spec,
-            "--",
-            *SERVER,
-        ],
+        [cli, "mcp", "add", "spied", "--", "mcpspy", "--home", str(home), "--inject", spec, "--", *SERVER],
         capture_output=True,
         env=env,
         timeout=60,
         stdin=subprocess.DEVNULL,
         check=True,
     )
+
+
+def run_codex(home: Path, spec: str, scratch: Path) -> str:
+    env = cli_env(scratch)
+    Path(env["CODEX_HOME"]).mkdir(exist_ok=True)
+    add_spied_server("codex", home, spec, env)
     codex = subprocess.Popen(
         ["codex", "exec", "--skip-git-repo-check", "say hi"],
         stdout=subprocess.DEVNULL,
