@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 import orjson
@@ -25,12 +26,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--complete", action="store_true", help=argparse.SUPPRESS)  # for shell completion
 
 
+#: What a completion word may hold: bash's compgen -W expands its words ($(...), `...`, ~), so a name
+#: from a capture (anybody's file in the sessions dir) is offered only when it is plain.
+COMPLETION_WORD = re.compile(r"[A-Za-z0-9._:@+-]+")
+
+
 def complete_words(args: argparse.Namespace) -> int:
     """Session ids and names, one a line, for the shell's Tab (a name only when it is a plain word)."""
     words: dict[str, None] = {}
     for s in reversed(list_sessions(search_dirs(args.home))):
         for word in (s.session, s.header.name):
-            if word and word.isprintable() and not any(c.isspace() for c in word):
+            if COMPLETION_WORD.fullmatch(word):
                 words[word] = None
     sys.stdout.write("".join(f"{word}\n" for word in words))
     return 0
