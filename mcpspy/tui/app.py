@@ -44,6 +44,7 @@ from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.replay_policy import pause_collector
+from mcpspy.terminal import visible_line
 from mcpspy.tui.all_live import (
     LiveSessions,
     Shown,
@@ -452,7 +453,17 @@ class InspectorApp(App[None]):
     @on(GotoBar.Entered, "#goto-bar")
     def goto_entered(self, event: GotoBar.Entered) -> None:
         self.message_list.focus()
-        self.message_list.go_to_seq(event.value)
+        server, seq = event.value
+        if server is None:
+            self.message_list.go_to_seq(seq)
+            return
+        origins = [origin for origin, shown in self.shown.items() if shown.name == server]
+        if not origins:
+            self.notify(
+                f"no server named {visible_line(server)} in this view", severity="warning", markup=False
+            )
+        else:  # a restarted server: its newest session
+            self.message_list.go_to_seq(seq, max(origins))
 
     @on(FindingsPane.JumpTo)
     def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
@@ -607,9 +618,14 @@ class InspectorApp(App[None]):
             self.open_session(session.path, session.live)
 
     def action_export(self) -> None:
-        message = self.message_list.current
-        shown = len(self.rows)
-        view = f"the filtered view: {shown} messages" if self.message_list.filter else f"all {shown} messages"
+        listed, message = self.message_list, self.message_list.current
+        if self.all_live:  # one capture a session: the cursor's session's rows in the view
+            origin = self.origin
+            shown = sum(1 for m in self.rows if listed.key(m)[0] == origin)
+            view = f"the view of {self.session.name or '?'}'s session: {shown} messages"  # made visible there
+        else:
+            shown = len(self.rows)
+            view = f"the filtered view: {shown} messages" if listed.filter else f"all {shown} messages"
         exchange_text = None
         if message is not None:
             exchange, parts = exchange_parts(message, self.message_list.of_session(message))

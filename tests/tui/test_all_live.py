@@ -75,6 +75,17 @@ async def test_in_flight_and_timeline_show_every_session_on_one_clock(tmp_path: 
             ["beta", "→", "8"],
         ]  # by the clock: beta's t=0.5 is 10.5 s after alpha began, alpha's t=1 before it
 
+        table = app.message_list
+        await pilot.press("colon", *"beta:3", "enter")  # another server's seq
+        assert table.current is not None and (app.server_of(table.current), table.current.seq) == ("beta", 3)
+        await pilot.press("colon", *"1", "enter")  # a bare seq: of the cursor's session
+        assert table.current is not None and (app.server_of(table.current), table.current.seq) == ("beta", 1)
+        await pilot.press("colon", *"nobody:1", "enter")
+        assert app.server_of(table.current) == "beta"  # unmoved: said so
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        assert "the view of beta's session: 3 messages" in str(app.screen.query_one("#scope-view").label)
+
 
 class Proxy:
     """`mcpspy -- python NAME.py`: a live session of server NAME, driven on real pipes."""
