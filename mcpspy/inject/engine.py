@@ -155,8 +155,11 @@ class Injector:
         self._asked_count = 0
         self._observe = bytearray()  # a passthrough c2s side's partial line, for observing
         self._observe_skip = False  # that partial line is over HOLD_LIMIT: not observed
-        # Pending requests by method, for the methods the server's side SPECs name (``quick``).
-        self._named = {s.spec.method: 0 for s in self._sides[S2C].specs if s.spec.method is not None}
+        # Pending requests by method, for the methods the server's side SPECs name (``quick``). Only
+        # those are tracked when every such SPEC names one: no other reply can be struck or counted.
+        s2c = [s.spec for s in self._sides[S2C].specs]
+        self._named = {spec.method: 0 for spec in s2c if spec.method is not None}
+        self._track_all = any(spec.method is None or spec.has_id for spec in s2c)
 
     # --- what the pump asks
 
@@ -243,13 +246,22 @@ class Injector:
                 side.sent = 0
             return self._take(side)
         if forwarded:
-            self._feed(side, data, now)
+            if self._track_all or any(self._named.values()):
+                self._feed(side, data, now)
+            else:  # no request a SPEC waits for is pending: no line here can count, only the last goes on
+                self._skim(side, data)
             side.sent = 0 if side.streaming else len(side.buffer)
             assert not side.out, side.out  # quick: no SPEC could strike
             side.pending.clear()
             return []
         self._feed(side, data, now)
         return self._take(side)
+
+    def _skim(self, side: _Side, data: bytes) -> None:
+        """``_feed`` for a chunk no line of which can be counted or struck (no request a SPEC waits
+        for is pending, and only those are tracked): the line it leaves open goes on untouched too."""
+        side.buffer.clear()
+        side.streaming = not data.endswith(b"\n")
 
     def _feed(self, side: _Side, data: bytes, now: float) -> None:
         if side.streaming:
@@ -464,7 +476,7 @@ class Injector:
             return []
         if "id" in message:
             key = _id_key(message["id"])
-            if self._sides[S2C].specs:
+            if self._sides[S2C].specs and (self._track_all or method in self._named):
                 requests = self._requests
                 if (earlier := requests.get(key)) is not None:  # an id used again: the last one counts
                     self._untrack(earlier[0])
