@@ -16,7 +16,6 @@ cannot be written.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -48,11 +47,6 @@ class CaptureWriter:
         self._on_failure = on_failure
         self._fd = -1
         self.failed = False
-        # How long the disk made no progress: the longest single write so far (seconds), and when
-        # the write under way began (None: none is). ``proxy.recording`` reads and resets them to
-        # tell a stalled disk from a burst larger than its buffer.
-        self.longest_write = 0.0
-        self.writing_since: float | None = None
 
     @property
     def redactor(self) -> Callable[[bytes], bytes | None] | None:
@@ -135,13 +129,10 @@ class CaptureWriter:
     def _out(self, parts: list[bytes | memoryview]) -> None:
         """Write the pieces to the file while it works, then hand them to the tee."""
         if self._fd >= 0:
-            self.writing_since = began = time.monotonic()
             try:
                 self._writev(parts)
             except OSError as exc:
                 self._fail(exc)
-            self.writing_since = None
-            self.longest_write = max(self.longest_write, time.monotonic() - began)
         if self.tee is not None:
             self.tee(parts)
 

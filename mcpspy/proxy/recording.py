@@ -89,6 +89,10 @@ class Recording:
         self._give_up = False  # finish gave up waiting: drop what is left
         self._dropped = False  # a capture-gap was recorded
         self._first_cause = ""  # what made the first one, in words (said once on stderr)
+        # How long the disk made no progress: the longest write of a slice of records since the
+        # writer last caught up (seconds), and when the write under way began (None: none is).
+        self._longest_write = 0.0
+        self._writing_since: float | None = None
         self._warned = False
         self._warning: threading.Thread | None = None
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
@@ -213,7 +217,7 @@ class Recording:
         with self._lock:
             woken = False
             while not self._buffer.queue and not self._closing:
-                self.capture.longest_write = 0.0  # caught up: a later gap has a cause of its own
+                self._longest_write = 0.0  # caught up: a later gap has a cause of its own
                 self._idle = woken = True
                 self._wake.wait()
                 self._idle = False
@@ -230,7 +234,10 @@ class Recording:
             if self._give_up:
                 self._drop_the_rest(taken[start:])
                 return False
+            self._writing_since = began = time.monotonic()
             self.capture.write_recorded(taken[start : start + WRITE_SLICE])
+            self._writing_since = None
+            self._longest_write = max(self._longest_write, time.monotonic() - began)
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
@@ -243,11 +250,10 @@ class Recording:
         """Under the lock: the gap owed becomes a record, numbered after what is released, with its
         cause: a disk that made no progress for ``STALLED_AFTER`` or more (one write took that long),
         else a burst larger than the buffer while the disk kept up."""
-        capture = self.capture
-        stalled = capture.longest_write
-        if (since := capture.writing_since) is not None:
+        stalled = self._longest_write
+        if (since := self._writing_since) is not None:
             stalled = max(stalled, time.monotonic() - since)
-        capture.longest_write = 0.0
+        self._longest_write = 0.0
         cause = "stalled-disk" if stalled >= STALLED_AFTER else "burst"
         self._recorder.note(
             t,

@@ -3,8 +3,8 @@
 Not the server's doing: mcpspy dropped records rather than stall forwarding
 on a slow disk or in a burst larger than its buffer (``capture-gap``), or the
 capture ends inside a record because the proxy was killed while writing it
-(``capture-torn``, added by the reader, never stored). Both are told so that a missing reply, or a request that looks
-unanswered, is read for what it is.
+(``capture-torn``, added by the reader, never stored). Both are told so that
+a missing reply, or a request that looks unanswered, is read for what it is.
 """
 
 from __future__ import annotations
