@@ -59,7 +59,7 @@ FINISH_POLL = 0.005
 COALESCE = 0.05
 WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 32 MiB)
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
-#: A write that made no progress this long (a capture gap's ``longest_write``) says the disk stalled;
+#: No progress this long (a capture gap's ``longest_write``: no write completed) says the disk stalled;
 #: a healthy disk takes milliseconds for the at most 1 MiB a write holds, even on a loaded machine.
 STALLED_AFTER = 1.0
 
@@ -89,10 +89,6 @@ class Recording:
         self._give_up = False  # finish gave up waiting: drop what is left
         self._dropped = False  # a capture-gap was recorded
         self._first_cause = ""  # what made the first one, in words (said once on stderr)
-        # How long the disk made no progress: the longest write of a slice of records since the
-        # writer last caught up (seconds), and when the write under way began (None: none is).
-        self._longest_write = 0.0
-        self._writing_since: float | None = None
         self._warned = False
         self._warning: threading.Thread | None = None
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
@@ -217,7 +213,7 @@ class Recording:
         with self._lock:
             woken = False
             while not self._buffer.queue and not self._closing:
-                self._longest_write = 0.0  # caught up: a later gap has a cause of its own
+                self.capture.longest_stall = 0.0  # caught up: a later gap has a cause of its own
                 self._idle = woken = True
                 self._wake.wait()
                 self._idle = False
@@ -234,10 +230,7 @@ class Recording:
             if self._give_up:
                 self._drop_the_rest(taken[start:])
                 return False
-            self._writing_since = began = time.monotonic()
-            self.capture.write_recorded(taken[start : start + WRITE_SLICE])
-            self._writing_since = None
-            self._longest_write = max(self._longest_write, time.monotonic() - began)
+            self._write_slice(taken[start : start + WRITE_SLICE])
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
@@ -246,14 +239,23 @@ class Recording:
         self._say_dropped()
         return True
 
+    def _write_slice(self, records: list[Recorded]) -> None:
+        """Write, timing how long the disk makes no progress (``CaptureWriter.longest_stall``)."""
+        capture = self.capture
+        capture.writing_since = time.monotonic()
+        capture.write_recorded(records)
+        since, capture.writing_since = capture.writing_since, None
+        capture.longest_stall = max(capture.longest_stall, time.monotonic() - since)
+
     def _tell_gap(self, t: float, **more: int) -> None:
         """Under the lock: the gap owed becomes a record, numbered after what is released, with its
         cause: a disk that made no progress for ``STALLED_AFTER`` or more (one write took that long),
         else a burst larger than the buffer while the disk kept up."""
-        stalled = self._longest_write
-        if (since := self._writing_since) is not None:
+        capture = self.capture
+        stalled = capture.longest_stall
+        if (since := capture.writing_since) is not None:  # a write under way
             stalled = max(stalled, time.monotonic() - since)
-        self._longest_write = 0.0
+        capture.longest_stall = 0.0
         cause = "stalled-disk" if stalled >= STALLED_AFTER else "burst"
         self._recorder.note(
             t,

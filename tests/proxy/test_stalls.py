@@ -130,7 +130,7 @@ def test_a_burst_larger_than_the_buffer_on_a_disk_that_keeps_writing_is_told_as_
     copy.write_bytes(bytes(drained))
     records = read_capture(copy).records
     gaps = [r for r in records if isinstance(r, LifecycleRecord) and r.event is Event.CAPTURE_GAP]
-    assert gaps and all(gap.details["cause"] == "burst" for gap in gaps)
+    assert gaps and all(gap.details["cause"] == "burst" for gap in gaps), [gap.details for gap in gaps]
     assert all(float(gap.details["longest_write"]) < STALLED_AFTER for gap in gaps)
     assert b"(a burst larger than its 64 MiB buffer, while the disk kept up (no write took 1 s))" in stderr
     assert b"a slow or stalled disk" not in stderr
