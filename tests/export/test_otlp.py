@@ -14,7 +14,7 @@ import pytest
 from mcpspy.export.metrics import DURATION_BUCKETS
 from tests.conftest import MCPSPY
 from tests.export.collector import Received, attributes, closed_port, running_collector
-from tests.export.synthetic import PARENT_ID, TRACE_ID, mixed_capture
+from tests.export.synthetic import PARENT_ID, TRACE_ID, CaptureBuilder, mixed_capture, request, result
 
 CLIENT, SERVER, INTERNAL = 3, 2, 1  # SpanKind in OTLP's numbering
 ERROR = 2  # Status.code
@@ -224,15 +224,39 @@ def test_otlp_json_file_matches_what_the_collector_gets(tmp_path: Path) -> None:
     check_mixed_spans(spans)
     assert len(logs["resourceLogs"][0]["scopeLogs"][0]["logRecords"]) == 2
     # the metrics line is an ExportMetricsServiceRequest: the collector's own decoder takes it
+    check_mixed_metrics(decoded_metrics(metrics), capture)
+
+
+def decoded_metrics(line: dict[str, Any]) -> Received:
+    """An OTLP/JSON metrics line read back as an ExportMetricsServiceRequest, as a collector would."""
     from google.protobuf.json_format import ParseDict
     from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
-    request = ParseDict(metrics, ExportMetricsServiceRequest())
     received = Received()
-    for rm in request.resource_metrics:
+    for rm in ParseDict(line, ExportMetricsServiceRequest()).resource_metrics:
         for sm in rm.scope_metrics:
             received.metrics += [(attributes(rm.resource.attributes), m) for m in sm.metrics]
-    check_mixed_metrics(received, capture)
+    return received
+
+
+def test_a_request_the_server_sent_is_the_server_operation(tmp_path: Path) -> None:
+    """sampling/createMessage, asked by the server and answered by the client: the client is the receiver."""
+    b = CaptureBuilder("sampling-session")
+    b.line("c2s", request(1, "tools/list"))
+    b.line("s2c", result(1, tools=[]), dt=0.002)
+    b.line("s2c", request(7, "sampling/createMessage", messages=[], maxTokens=5))
+    b.line("c2s", result(7, role="assistant", content={"type": "text", "text": "hi"}, model="m"), dt=0.3)
+    capture = b.write(tmp_path / "sampling.jsonl")
+    out = tmp_path / "s.otlp.jsonl"
+    done = report(str(capture), "--format", "otlp", "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    received = decoded_metrics(orjson.loads(out.read_bytes().splitlines()[-1]))
+    (server,) = received.histogram_points("mcp.server.operation.duration")
+    assert server["attributes"]["mcp.method.name"] == "sampling/createMessage"
+    assert server["sum"] == pytest.approx(0.3) and server["buckets"][DURATION_BUCKETS.index(0.5)] == 1
+    (client,) = received.histogram_points("mcp.client.operation.duration")
+    assert client["attributes"]["mcp.method.name"] == "tools/list"
+    assert client["sum"] == pytest.approx(0.002)
 
 
 def _int(value: Any) -> Any:
