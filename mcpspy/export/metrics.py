@@ -23,6 +23,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from opentelemetry.metrics import Histogram
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import AggregationTemporality, MetricReader, MetricsData
 from opentelemetry.sdk.resources import Resource
@@ -58,23 +59,20 @@ class SessionMetrics:
     def __init__(self, resource: Resource, reader: MetricReader) -> None:
         self.provider = MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
         meter = self.provider.get_meter("mcpspy", __version__)
-        self.client_operation = meter.create_histogram(
-            CLIENT_OPERATION,
-            unit="s",
-            description="The duration of an MCP request the client sent, from its sending to its reply.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+
+        def duration(name: str, description: str) -> Histogram:
+            return meter.create_histogram(
+                name, unit="s", description=description, explicit_bucket_boundaries_advisory=DURATION_BUCKETS
+            )
+
+        self.client_operation = duration(
+            CLIENT_OPERATION, "The duration of an MCP request the client sent, from its sending to its reply."
         )
-        self.server_operation = meter.create_histogram(
-            SERVER_OPERATION,
-            unit="s",
-            description="The duration of an MCP request the server sent, from its arrival to the reply.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        self.server_operation = duration(
+            SERVER_OPERATION, "The duration of an MCP request the server sent, from its arrival to the reply."
         )
-        self.client_session = meter.create_histogram(
-            CLIENT_SESSION,
-            unit="s",
-            description="The duration of the MCP session as observed at the client's edge.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        self.client_session = duration(
+            CLIENT_SESSION, "The duration of the MCP session as observed at the client's edge."
         )
         self.findings = meter.create_counter(
             FINDING_COUNT, unit="{finding}", description="Protocol findings mcpspy raised, by rule."

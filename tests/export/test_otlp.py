@@ -145,37 +145,34 @@ def attributes_of(log: Any) -> dict[str, Any]:
     return attributes(log.attributes)
 
 
-def test_otlp_headers_come_from_the_environment(tmp_path: Path) -> None:
+def report_to_collector(tmp_path: Path, env: dict[str, str]) -> tuple[int, str, Received]:
+    """``report --otlp-endpoint`` (no URL) of mixed_capture, the collector's URL and ``env`` in the environment."""
     capture = mixed_capture(tmp_path / "mixed.jsonl")
     with running_collector() as collector:
-        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_EXPORTER_OTLP_HEADERS": "x-team=payments"}
         done = subprocess.run(
             [*MCPSPY, "report", str(capture), "--otlp-endpoint", "--out", str(tmp_path / "r.txt")],
             capture_output=True,
             text=True,
             timeout=120,
-            env={**_env(), **env},
+            env={**_env(), "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, **env},
         )
-        received = collector.received
-    assert done.returncode == 1, done.stderr
+        return done.returncode, done.stderr, collector.received
+
+
+def test_otlp_headers_come_from_the_environment(tmp_path: Path) -> None:
+    returncode, stderr, received = report_to_collector(
+        tmp_path, {"OTEL_EXPORTER_OTLP_HEADERS": "x-team=payments"}
+    )
+    assert returncode == 1, stderr
     assert received.spans and all(h.get("x-team") == "payments" for h in received.headers)
     assert sorted(set(received.paths)) == ["/v1/logs", "/v1/metrics", "/v1/traces"]
 
 
 def test_a_traces_only_backend_gets_traces_only(tmp_path: Path) -> None:
     """OTEL_LOGS_EXPORTER=none and OTEL_METRICS_EXPORTER=none, as for Jaeger or Langfuse."""
-    capture = mixed_capture(tmp_path / "mixed.jsonl")
-    with running_collector() as collector:
-        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_LOGS_EXPORTER": "none"}
-        done = subprocess.run(
-            [*MCPSPY, "report", str(capture), "--otlp-endpoint", "--out", str(tmp_path / "r.txt")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**_env(), **env, "OTEL_METRICS_EXPORTER": "none"},
-        )
-        received = collector.received
-    assert done.returncode == 1, done.stderr
+    env = {"OTEL_LOGS_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"}
+    returncode, stderr, received = report_to_collector(tmp_path, env)
+    assert returncode == 1, stderr
     assert received.paths == ["/v1/traces"] and received.spans
 
 
