@@ -47,6 +47,10 @@ OPERATION_ATTRIBUTES = frozenset(
         "network.transport",
     }
 )
+#: A metric attribute's longest value: a series is held for the session's life (and the SDK keeps at most
+#: 2,000 of them a metric, the rest in one marked ``otel.metric.overflow``), so a server's 1 MB "tool
+#: name" must not be held 2,000 times over.
+MAX_VALUE = 256
 CLIENT_OPERATION = "mcp.client.operation.duration"
 SERVER_OPERATION = "mcp.server.operation.duration"
 CLIENT_SESSION = "mcp.client.session.duration"
@@ -79,7 +83,7 @@ class SessionMetrics:
         )
 
     def operation(self, client_sent: bool, seconds: float, span_attributes: Mapping[str, Any]) -> None:
-        attributes = {k: v for k, v in span_attributes.items() if k in OPERATION_ATTRIBUTES}
+        attributes = {k: clipped(v) for k, v in span_attributes.items() if k in OPERATION_ATTRIBUTES}
         histogram = self.client_operation if client_sent else self.server_operation
         histogram.record(max(0.0, seconds), attributes)
 
@@ -93,6 +97,10 @@ class SessionMetrics:
         if protocol_version:
             attributes["mcp.protocol.version"] = protocol_version
         self.client_session.record(max(0.0, seconds), attributes)
+
+
+def clipped(value: Any) -> Any:
+    return value[: MAX_VALUE - 1] + "…" if isinstance(value, str) and len(value) > MAX_VALUE else value
 
 
 def preferred_temporality() -> AggregationTemporality:

@@ -290,3 +290,18 @@ def test_without_the_extra_one_line_names_it(tmp_path: Path, form: list[str]) ->
         and "pip install 'mcpspy[otel]'" in done.stderr
     ), done.stderr
     assert done.stdout == ""
+
+
+def test_a_huge_tool_name_is_clipped_in_the_metrics(tmp_path: Path) -> None:
+    """A series lives as long as the session: its attributes are bounded (the span keeps the name whole)."""
+    b = CaptureBuilder("huge-name")
+    huge = "t" * 100_000
+    b.exchange(1, huge)
+    out = tmp_path / "huge.otlp.jsonl"
+    done = report(str(b.write(tmp_path / "huge.jsonl")), "--format", "otlp", "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    (point,) = decoded_metrics(orjson.loads(out.read_bytes().splitlines()[-1])).histogram_points(
+        "mcp.client.operation.duration"
+    )
+    name = point["attributes"]["gen_ai.tool.name"]
+    assert len(name) == 256 and name.startswith("ttt") and name.endswith("…")
