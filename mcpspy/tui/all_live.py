@@ -20,8 +20,9 @@ from mcpspy.analysis.model import Severity
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.terminal import visible_line
-from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot, session_now
 from mcpspy.tui.restarts import captures_in
+from mcpspy.tui.rows import Bar, PendingRow, bars_of, pending_rows
 
 LOOK_EVERY = 0.25  # seconds between looks for new sessions
 LIVENESS_EVERY = 1.0  # seconds between checks that each session's proxy still runs
@@ -160,3 +161,34 @@ def servers_line(shown: Iterable[Shown], width: int) -> str:
         parts.append(f"{name}{restarts} {counts}{ended}")
     line = "  ".join(parts) or "no live session yet: waiting for one to start"
     return line if len(line) <= width - 2 else line[: max(width - 3, 8)] + "…"
+
+
+def now_in(session: Shown, live: bool, clock: Callable[[], float]) -> float:
+    """Seconds since ``session`` began: by the clock while it is live, else its last line's time."""
+    return session_now(live and not session.ended, session.snapshot.started_epoch, session.last_t, clock)
+
+
+def pending_of_all(shown: Iterable[Shown], live: bool, clock: Callable[[], float]) -> list[PendingRow]:
+    """Every session's in-flight requests, each named by its server, the oldest (by the clock) first."""
+    rows: list[tuple[float, PendingRow]] = []
+    for session in shown:
+        snapshot = session.snapshot
+        began = snapshot.started_epoch or 0.0
+        now = now_in(session, live, clock)
+        rows += [
+            (began + row.exchange.sent_t, row)
+            for row in pending_rows(snapshot.pending, now, snapshot.slow_after, session.name)
+        ]
+    rows.sort(key=lambda pair: pair[0])
+    return [row for _, row in rows]
+
+
+def bars_of_all(shown: Iterable[Shown]) -> list[Bar]:
+    """Every session's newest exchanges on one clock (the wall clock's), each named by its server."""
+    bars = [
+        bar
+        for session in shown
+        for bar in bars_of(session.snapshot.exchanges, session.snapshot.started_epoch or 0.0, session.name)
+    ]
+    bars.sort(key=lambda bar: bar.sent)
+    return bars

@@ -44,13 +44,22 @@ from mcpspy.analysis.model import Message
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo, read_session
 from mcpspy.replay_policy import pause_collector
-from mcpspy.tui.all_live import LiveSessions, Shown, Step, servers_line
+from mcpspy.terminal import visible_line
+from mcpspy.tui.all_live import (
+    LiveSessions,
+    Shown,
+    Step,
+    bars_of_all,
+    now_in,
+    pending_of_all,
+    servers_line,
+)
 from mcpspy.tui.exchange_view import exchange_parts
 from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
 from mcpspy.tui.help_screen import HelpScreen
 from mcpspy.tui.keymap import AREAS, bindings, palette_entries
-from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot, session_now
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
@@ -61,6 +70,7 @@ from mcpspy.tui.panes.side import SidePane, compose_side
 from mcpspy.tui.panes.stderr import StderrPane
 from mcpspy.tui.panes.timeline import TimelinePane
 from mcpspy.tui.restarts import POLL, NextSession
+from mcpspy.tui.rows import PendingRow, bars_of, pending_rows
 from mcpspy.tui.search import Search
 from mcpspy.tui.sessions_screen import ALL_LIVE, SessionsScreen
 from mcpspy.tui.time_display import TimeDisplay
@@ -422,8 +432,6 @@ class InspectorApp(App[None]):
     def message_shown(self, event: MessageList.Shown) -> None:
         for detail in self.query(DetailPane):  # none while the app closes
             detail.show(event.message)
-        if self.all_live:  # the side's in-flight and timeline are of the cursor's session
-            self.refresh_side()
 
     @on(MessageList.Changed)
     def list_changed(self, event: MessageList.Changed) -> None:
@@ -445,7 +453,17 @@ class InspectorApp(App[None]):
     @on(GotoBar.Entered, "#goto-bar")
     def goto_entered(self, event: GotoBar.Entered) -> None:
         self.message_list.focus()
-        self.message_list.go_to_seq(event.value)
+        server, seq = event.value
+        if server is None:
+            self.message_list.go_to_seq(seq)
+            return
+        origins = [origin for origin, shown in self.shown.items() if shown.name == server]
+        if not origins:
+            self.notify(
+                f"no server named {visible_line(server)} in this view", severity="warning", markup=False
+            )
+        else:  # a restarted server: its newest session
+            self.message_list.go_to_seq(seq, max(origins))
 
     @on(FindingsPane.JumpTo)
     def jump_to_finding(self, event: FindingsPane.JumpTo) -> None:
@@ -515,16 +533,26 @@ class InspectorApp(App[None]):
         except NoMatches:  # the app is closing
             return
         if active == "tab-inflight":
-            self.query_one(InFlightPane).show(self.snapshot, self.session_now())
+            self.query_one(InFlightPane).show(self.pending_rows())
         elif active == "tab-timeline":
-            self.query_one(TimelinePane).show(self.snapshot.exchanges, self.session_now())
+            self.show_timeline()
 
-    def session_now(self) -> float:
-        """Seconds since the session started: by the clock while live, else the last line's time."""
-        shown = self.session
-        return session_now(
-            self.live and not shown.ended, shown.snapshot.started_epoch, shown.last_t, self.clock
+    def pending_rows(self) -> list[PendingRow]:
+        """The in-flight requests: of every session under `watch --all`, each named by its server."""
+        if self.all_live:
+            return pending_of_all(self.shown.values(), self.live, self.clock)
+        snapshot = self.snapshot
+        return pending_rows(
+            snapshot.pending, now_in(self.session, self.live, self.clock), snapshot.slow_after
         )
+
+    def show_timeline(self) -> None:
+        """The newest exchanges as bars: of every session on the wall clock under `watch --all`."""
+        timeline = self.query_one(TimelinePane)
+        if self.all_live:
+            timeline.show(bars_of_all(self.shown.values()), self.clock())
+        else:
+            timeline.show(bars_of(self.snapshot.exchanges), now_in(self.session, self.live, self.clock))
 
     def tick(self) -> None:
         """Ages of in-flight requests tick by the clock (slow ones are flagged by the worker)."""
@@ -590,9 +618,14 @@ class InspectorApp(App[None]):
             self.open_session(session.path, session.live)
 
     def action_export(self) -> None:
-        message = self.message_list.current
-        shown = len(self.rows)
-        view = f"the filtered view: {shown} messages" if self.message_list.filter else f"all {shown} messages"
+        listed, message = self.message_list, self.message_list.current
+        if self.all_live:  # one capture a session: the cursor's session's rows in the view
+            origin = self.origin
+            shown = sum(1 for m in self.rows if listed.key(m)[0] == origin)
+            view = f"the view of {self.session.name or '?'}'s session: {shown} messages"  # made visible there
+        else:
+            shown = len(self.rows)
+            view = f"the filtered view: {shown} messages" if listed.filter else f"all {shown} messages"
         exchange_text = None
         if message is not None:
             exchange, parts = exchange_parts(message, self.message_list.of_session(message))

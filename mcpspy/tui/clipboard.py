@@ -10,13 +10,12 @@ mcpspy's state dir, and the toast names that file instead of claiming a copy.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from mcpspy.capture.private import CaptureRefused, create_in, private_dir_fd
+from mcpspy.capture.private import CaptureRefused, private_dir_fd, write_private_atomic
 from mcpspy.state_dir import state_dir
 
 FILE_NAME = "clipboard.txt"
@@ -53,13 +52,8 @@ def save_copy(text: str, directory: Path | None = None) -> Path:
     """``text`` in ``clipboard.txt`` of the state dir (0600, replaced whole, never through a symlink)."""
     directory = directory if directory is not None else state_dir()
     dir_fd = private_dir_fd(directory)
-    tmp = f".{FILE_NAME}.{os.getpid()}.tmp"
     try:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        with os.fdopen(create_in(dir_fd, tmp), "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, FILE_NAME, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        write_private_atomic(Path(FILE_NAME), text.encode("utf-8", "replace"), dir_fd=dir_fd)
     finally:
         os.close(dir_fd)
     return directory / FILE_NAME

@@ -7,14 +7,14 @@ here. Cells are plain text: ``RowList`` shows their controls as escapes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from mcpspy import json_text
 from mcpspy.analysis.model import Exchange, ExchangeState, Finding, Kind, Message, Severity
 from mcpspy.capture.records import Stream
-from mcpspy.terminal import visible_bytes
+from mcpspy.terminal import visible_bytes, visible_line
 
 DIRECTION = {Stream.C2S: "→ c2s", Stream.S2C: "← s2c", Stream.ERR: "! err"}
 DIRECTION_STYLE = {Stream.C2S: "cyan", Stream.S2C: "green", Stream.ERR: "magenta"}
@@ -136,6 +136,7 @@ class PendingRow:
     exchange: Exchange
     age: float
     slow: bool
+    server: str | None = None  # `watch --all`: the server it waits on
 
 
 PENDING_COLUMNS = (
@@ -144,16 +145,55 @@ PENDING_COLUMNS = (
     Column("method", 14, flexible=True, middle=True),
     Column("age", 8, right=True),
 )
+PENDING_COLUMNS_ALL = (PENDING_COLUMNS[0], SERVER_COLUMN, *PENDING_COLUMNS[1:])
+
+
+def pending_rows(
+    pending: Iterable[Exchange], now: float, slow_after: float, server: str | None = None
+) -> list[PendingRow]:
+    """``pending`` as rows, aged as of ``now`` (their own clock: seconds since their session began)."""
+    return [PendingRow(x, now - x.sent_t, now - x.sent_t >= slow_after, server) for x in pending]
 
 
 def pending_cells(row: PendingRow) -> tuple[Cell, ...]:
     x = row.exchange
+    server: tuple[Cell, ...] = () if row.server is None else ((row.server, "bold"),)
     return (
         (DIRECTION[x.stream], DIRECTION_STYLE[x.stream]),
+        *server,
         (short_id(x.id), ""),
         (f"lost: {x.method}", "dark_orange") if x.state is LOST else (x.method, ""),
         (f"{row.age:.1f}s", "bold yellow" if row.slow else ""),
     )
+
+
+SERVER_SHOWN = 8  # a server's name in a bar's label (`watch --all`) is cut to this
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One exchange on the timeline, its times on one clock for every bar drawn together."""
+
+    server: str  # `watch --all`: the server's name, made visible and cut ("": one session is shown)
+    label: str
+    sent: float
+    replied: float | None
+    exchange: Exchange
+
+
+def bars_of(exchanges: Iterable[Exchange], offset: float = 0.0, server: str | None = None) -> list[Bar]:
+    """``exchanges`` as bars, their times moved by ``offset`` (`watch --all`: their session's start)."""
+    name = "" if server is None else visible_line(server)[:SERVER_SHOWN] or "?"
+    return [
+        Bar(
+            name,
+            visible_line(f"{x.stream.arrow}{x.id!s:>4} {x.method}"),
+            x.sent_t + offset,
+            None if x.reply_t is None else x.reply_t + offset,
+            x,
+        )
+        for x in exchanges
+    ]
 
 
 def visible_raw(raw: bytes, terminated: bool, limit: int | None = DETAIL_LIMIT) -> str:

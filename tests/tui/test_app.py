@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mcpspy.capture.format import encode_record
 from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.tui.all_live import now_in
 from mcpspy.tui.app import InspectorApp
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.filter_bar import FilterBar
@@ -125,9 +126,10 @@ async def test_filter_bar_narrows_the_list_and_says_what_is_wrong() -> None:
 def test_timeline_marks_the_reply_that_overtook() -> None:
     from mcpspy.replay_policy import open_capture
     from mcpspy.tui.panes.timeline import render_timeline
+    from mcpspy.tui.rows import bars_of
 
     analyzer = open_capture(FIXTURES / "lesson-out-of-order.jsonl").analyzer
-    lines = render_timeline(analyzer.exchanges, 1.0, 80).plain.splitlines()
+    lines = render_timeline(bars_of(analyzer.exchanges), 1.0, 80).plain.splitlines()
     assert len(lines) == len(analyzer.exchanges) == 2
     assert [("⇅" in line) for line in lines] == [x.out_of_order for x in analyzer.exchanges]
     assert any(x.out_of_order for x in analyzer.exchanges)
@@ -160,4 +162,4 @@ async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
         await wait_rows(app, pilot, 1)
         assert app.snapshot.started_epoch is not None
         # the fixture started long ago: its pending requests are far past the slow threshold by now
-        assert app.session_now() > app.rows[-1].t + 60
+        assert now_in(app.session, app.live, app.clock) > app.rows[-1].t + 60

@@ -41,13 +41,14 @@ class SearchBar(PromptBar[Search | None]):
         return Search(text) if text.strip() else None
 
 
-class GotoBar(PromptBar[int]):
-    """A seq number to go to."""
+class GotoBar(PromptBar[tuple[str | None, int]]):
+    """A seq to go to, of the cursor's session, or ``SERVER:SEQ`` (under `watch --all`, another server's)."""
 
-    placeholder = "go to seq: a number"
+    placeholder = "go to seq: a number (of the cursor's session), or SERVER:SEQ"
 
-    def check(self, text: str) -> int:
-        text = text.strip().removeprefix("#")
-        if not text.isdecimal():
+    def check(self, text: str) -> tuple[str | None, int]:
+        server, _, seq = text.strip().rpartition(":")
+        seq = seq.strip().removeprefix("#")
+        if not seq.isdecimal():
             raise ValueError("a seq is a number: the first column of `mcpspy report`, `seq` in the detail")
-        return int(text)
+        return server.strip() or None, int(seq)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from mcpspy.tui.loader import Snapshot
-from mcpspy.tui.rows import PENDING_COLUMNS, PendingRow, pending_cells
+from collections.abc import Sequence
+
+from mcpspy.tui.rows import PENDING_COLUMNS, PENDING_COLUMNS_ALL, PendingRow, pending_cells
 from mcpspy.tui.widgets.rowlist import RowList
 
 
@@ -13,7 +14,9 @@ class InFlightPane(RowList[PendingRow]):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(PENDING_COLUMNS, pending_cells, id=id, empty="nothing in flight")
 
-    def show(self, snapshot: Snapshot, now: float) -> None:
-        """The pending requests of ``snapshot`` as of ``now`` (seconds since the session started)."""
-        slow_after = snapshot.slow_after
-        self.set_rows([PendingRow(x, now - x.sent_t, now - x.sent_t >= slow_after) for x in snapshot.pending])
+    def show(self, rows: Sequence[PendingRow]) -> None:
+        """``rows``, oldest first; a server column when they name their servers (`watch --all`)."""
+        columns = PENDING_COLUMNS_ALL if any(row.server is not None for row in rows) else PENDING_COLUMNS
+        if columns != self.columns:
+            self.set_columns(columns)
+        self.set_rows(list(rows))

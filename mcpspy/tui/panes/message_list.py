@@ -264,9 +264,8 @@ class MessageList(RowList[Message]):
         self.post_message(self.Changed(self))
         return True
 
-    def nearest_shown(self, seq: int) -> int | None:
-        """The seq of the listed message nearest to ``seq`` in the cursor's session (None: none listed)."""
-        origin = self.key(self.current)[0] if self.current is not None else 0
+    def nearest_shown(self, seq: int, origin: int) -> int | None:
+        """The seq of the listed message of session ``origin`` nearest to ``seq`` (None: none listed)."""
         shown = [m for m in self._shown if self.key(m)[0] == origin]
         if not shown:
             return None
@@ -334,16 +333,18 @@ class MessageList(RowList[Message]):
             return
         self.jump_to_row(index)
 
-    def go_to_seq(self, seq: int) -> None:
-        """`:`: the cursor to message ``seq``, or the nearest listed one (saying why)."""
-        if self.jump_to(seq):
+    def go_to_seq(self, seq: int, origin: int | None = None) -> None:
+        """`:`: the cursor to message ``seq`` of session ``origin`` (default: the cursor's) or the nearest."""
+        if origin is None:
+            origin = self.key(self.current)[0] if self.current is not None else 0
+        if self.jump_to(seq, origin):
             return
-        nearest = self.nearest_shown(seq)
+        nearest = self.nearest_shown(seq, origin)
         if nearest is None:
-            self.notify("the list is empty", severity="warning", markup=False)
+            self.notify("no message of that session is listed", severity="warning", markup=False)
             return
-        self.jump_to(nearest)
-        known = {m.seq for m in (self.of_session(self.current) if self.current else self.all_messages)}
+        self.jump_to(nearest, origin)
+        known = {m.seq for m in self.all_messages if self.key(m)[0] == origin}
         why = (
             "is hidden by the filter"
             if seq in known

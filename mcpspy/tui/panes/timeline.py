@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from mcpspy.analysis.model import Exchange, ExchangeState
-from mcpspy.terminal import visible_line
+from mcpspy.analysis.model import ExchangeState
+from mcpspy.tui.rows import SERVER_SHOWN, Bar
 
 LABEL_WIDTH = 22
 MAX_BARS = 200  # the newest ones; older exchanges are in the message list
@@ -60,22 +60,25 @@ def timeline_legend(width: int | None = None) -> Text:
     return legend
 
 
-def render_timeline(exchanges: list[Exchange], now: float, width: int) -> Text:
-    """Bars scaled to the span from the first request to ``now`` (or the last reply)."""
-    shown = exchanges[-MAX_BARS:]
+def render_timeline(bars: list[Bar], now: float, width: int) -> Text:
+    """The newest bars scaled to the span from the first request to ``now`` (or the last reply)."""
+    shown = bars[-MAX_BARS:]
     out = Text()
     if not shown:
         return Text("no requests yet", style="dim")
-    start = shown[0].sent_t
-    end = max([now, *(x.reply_t for x in shown if x.reply_t is not None)])
+    server_width = SERVER_SHOWN + 1 if any(bar.server for bar in shown) else 0
+    start = shown[0].sent
+    end = max([now, *(bar.replied for bar in shown if bar.replied is not None)])
     span = max(end - start, 1e-6)
-    cells = max(width - LABEL_WIDTH - 2, 10)
-    for x in shown:
-        label = visible_line(f"{x.stream.arrow}{x.id!s:>4} {x.method}")[: LABEL_WIDTH - 1]
-        first = int((x.sent_t - start) / span * (cells - 1))
-        stop_t = x.reply_t if x.reply_t is not None else end
-        last = max(first, int((stop_t - start) / span * (cells - 1)))
-        out.append(label.ljust(LABEL_WIDTH))
+    cells = max(width - server_width - LABEL_WIDTH - 2, 10)
+    for bar in shown:
+        x = bar.exchange
+        first = int((bar.sent - start) / span * (cells - 1))
+        stop = bar.replied if bar.replied is not None else end
+        last = max(first, int((stop - start) / span * (cells - 1)))
+        if server_width:
+            out.append(bar.server.ljust(server_width), style="bold")
+        out.append(bar.label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH))
         out.append(" " * first)
         out.append("█" * (last - first + 1), style=STATE_STYLE[x.state])
         if x.out_of_order:
@@ -94,7 +97,7 @@ class TimelinePane(Vertical):
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._exchanges: list[Exchange] = []
+        self._bars: list[Bar] = []
         self._now = 0.0
 
     def compose(self) -> ComposeResult:
@@ -102,8 +105,8 @@ class TimelinePane(Vertical):
         with VerticalScroll(can_focus=True):
             yield Static(id="timeline-bars")
 
-    def show(self, exchanges: list[Exchange], now: float) -> None:
-        self._exchanges, self._now = exchanges, now
+    def show(self, bars: list[Bar], now: float) -> None:
+        self._bars, self._now = bars, now
         self._draw()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -112,4 +115,4 @@ class TimelinePane(Vertical):
 
     def _draw(self) -> None:
         width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
-        self.query_one("#timeline-bars", Static).update(render_timeline(self._exchanges, self._now, width))
+        self.query_one("#timeline-bars", Static).update(render_timeline(self._bars, self._now, width))
