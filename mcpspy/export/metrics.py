@@ -23,6 +23,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from opentelemetry.metrics import Histogram
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import AggregationTemporality, MetricReader, MetricsData
 from opentelemetry.sdk.resources import Resource
@@ -46,6 +47,10 @@ OPERATION_ATTRIBUTES = frozenset(
         "network.transport",
     }
 )
+#: A metric attribute's longest value: a series is held for the session's life (and the SDK keeps at most
+#: 2,000 of them a metric, the rest in one marked ``otel.metric.overflow``), so a server's 1 MB "tool
+#: name" must not be held 2,000 times over.
+MAX_VALUE = 256
 CLIENT_OPERATION = "mcp.client.operation.duration"
 SERVER_OPERATION = "mcp.server.operation.duration"
 CLIENT_SESSION = "mcp.client.session.duration"
@@ -58,30 +63,27 @@ class SessionMetrics:
     def __init__(self, resource: Resource, reader: MetricReader) -> None:
         self.provider = MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
         meter = self.provider.get_meter("mcpspy", __version__)
-        self.client_operation = meter.create_histogram(
-            CLIENT_OPERATION,
-            unit="s",
-            description="The duration of an MCP request the client sent, from its sending to its reply.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+
+        def duration(name: str, description: str) -> Histogram:
+            return meter.create_histogram(
+                name, unit="s", description=description, explicit_bucket_boundaries_advisory=DURATION_BUCKETS
+            )
+
+        self.client_operation = duration(
+            CLIENT_OPERATION, "The duration of an MCP request the client sent, from its sending to its reply."
         )
-        self.server_operation = meter.create_histogram(
-            SERVER_OPERATION,
-            unit="s",
-            description="The duration of an MCP request the server sent, from its arrival to the reply.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        self.server_operation = duration(
+            SERVER_OPERATION, "The duration of an MCP request the server sent, from its arrival to the reply."
         )
-        self.client_session = meter.create_histogram(
-            CLIENT_SESSION,
-            unit="s",
-            description="The duration of the MCP session as observed at the client's edge.",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        self.client_session = duration(
+            CLIENT_SESSION, "The duration of the MCP session as observed at the client's edge."
         )
         self.findings = meter.create_counter(
             FINDING_COUNT, unit="{finding}", description="Protocol findings mcpspy raised, by rule."
         )
 
     def operation(self, client_sent: bool, seconds: float, span_attributes: Mapping[str, Any]) -> None:
-        attributes = {k: v for k, v in span_attributes.items() if k in OPERATION_ATTRIBUTES}
+        attributes = {k: clipped(v) for k, v in span_attributes.items() if k in OPERATION_ATTRIBUTES}
         histogram = self.client_operation if client_sent else self.server_operation
         histogram.record(max(0.0, seconds), attributes)
 
@@ -95,6 +97,10 @@ class SessionMetrics:
         if protocol_version:
             attributes["mcp.protocol.version"] = protocol_version
         self.client_session.record(max(0.0, seconds), attributes)
+
+
+def clipped(value: Any) -> Any:
+    return value[: MAX_VALUE - 1] + "…" if isinstance(value, str) and len(value) > MAX_VALUE else value
 
 
 def preferred_temporality() -> AggregationTemporality:

@@ -83,6 +83,11 @@ def remote_parent(request: Message | None) -> Context | None:
     return context if trace.get_current_span(context).get_span_context().is_valid else None
 
 
+def sampled(context: Context) -> bool:
+    """Whether the caller recorded its span: an unsampled one is in no backend, nothing to join."""
+    return bool(trace.get_current_span(context).get_span_context().trace_flags.sampled)
+
+
 def finding_attributes(finding: Finding) -> dict[str, Any]:
     return {
         "mcpspy.rule.id": finding.id,
@@ -204,8 +209,8 @@ class SessionTracer:
             for finding in findings:
                 self.metrics.finding(finding)
         parent = remote_parent(request)
-        if parent is not None and self.join:
-            self._joined(parent, exchange, attributes, error_type, end_t, findings, times)
+        if parent is not None and self.join and sampled(parent):
+            self._joined(parent, exchange, attributes, error_type, description, end_t, findings, times)
             return
         span = self.tracer.start_span(
             f"{exchange.method} {name_target}" if name_target else exchange.method,
@@ -229,6 +234,7 @@ class SessionTracer:
         exchange: Exchange,
         attributes: dict[str, Any],
         error_type: str | None,
+        description: str | None,
         end_t: float,
         findings: list[Finding],
         times: dict[int, float],
@@ -240,19 +246,22 @@ class SessionTracer:
         form OpenTelemetry gives an event on a span it did not make).
         """
         attributes["mcpspy.exchange.duration"] = end_t - exchange.sent_t
-        failed = error_type is not None
-        self._event(
-            parent, EXCHANGE_EVENT, end_t, attributes, SeverityNumber.WARN if failed else SeverityNumber.INFO
-        )
+        severity = SeverityNumber.INFO if error_type is None else SeverityNumber.WARN
+        self._log(parent, end_t, attributes, severity, EXCHANGE_EVENT, description)
         for finding in findings:
             t = times.get(finding.seq, exchange.sent_t)
-            self._event(
-                parent, FINDING_EVENT, t, finding_attributes(finding), FINDING_SEVERITY[finding.severity]
-            )
+            severity = FINDING_SEVERITY[finding.severity]
+            self._log(parent, t, finding_attributes(finding), severity, FINDING_EVENT)
         self.joined += 1
 
-    def _event(
-        self, context: Context, name: str, t: float, attributes: dict[str, Any], severity: SeverityNumber
+    def _log(
+        self,
+        context: Context,
+        t: float,
+        attributes: dict[str, Any],
+        severity: SeverityNumber,
+        event: str | None = None,
+        body: str | None = None,
     ) -> None:
         self.logs += 1
         self.logger.emit(
@@ -260,9 +269,10 @@ class SessionTracer:
                 timestamp=self.ns(t),
                 observed_timestamp=self.ns(t),
                 context=context,
-                event_name=name,
+                event_name=event,
                 severity_number=severity,
                 severity_text=severity.name,
+                body=body,
                 attributes=attributes,
             )
         )
@@ -281,23 +291,14 @@ class SessionTracer:
             severity, iostream = SeverityNumber.INFO, "stderr"
         else:
             severity, iostream = SeverityNumber.WARN, "stdout"
-        self.logs += 1
-        self.logger.emit(
-            LogRecord(
-                timestamp=self.ns(message.t),
-                observed_timestamp=self.ns(message.t),
-                context=self.session_context,
-                severity_number=severity,
-                severity_text=severity.name,
-                body=data.decode("utf-8", "backslashreplace"),
-                attributes={
-                    "log.iostream": iostream,
-                    "mcpspy.capture.seq": message.seq,
-                    "mcpspy.message.kind": message.kind.value,
-                    "mcpspy.session.id": self.header.session,
-                },
-            )
-        )
+        attributes = {
+            "log.iostream": iostream,
+            "mcpspy.capture.seq": message.seq,
+            "mcpspy.message.kind": message.kind.value,
+            "mcpspy.session.id": self.header.session,
+        }
+        body = data.decode("utf-8", "backslashreplace")
+        self._log(self.session_context, message.t, attributes, severity, body=body)
 
     def finish(self, end_t: float, era: str, protocol_version: str | None) -> None:
         """End the session span (and record the session's duration)."""

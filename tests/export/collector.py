@@ -106,10 +106,11 @@ class Received:
 class Collector(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, paths: tuple[str, ...] = ("/v1/traces", "/v1/logs", "/v1/metrics")) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.received = Received()
         self.lock = threading.Lock()
+        self.paths = paths  # what it takes; anything else is a 404 (Jaeger and Langfuse take traces only)
 
     @property
     def url(self) -> str:
@@ -131,19 +132,20 @@ class Handler(BaseHTTPRequestHandler):
             received.requests += 1
             received.headers.append(dict(self.headers))
             received.paths.append(self.path)
-            if self.path == "/v1/traces":
+            signal = self.path if self.path in self.server.paths else "refused"
+            if signal == "/v1/traces":
                 request = ExportTraceServiceRequest.FromString(body)
                 for rs in request.resource_spans:
                     for ss in rs.scope_spans:
                         received.spans += [(attributes(rs.resource.attributes), s) for s in ss.spans]
                 reply = ExportTraceServiceResponse().SerializeToString()
-            elif self.path == "/v1/logs":
+            elif signal == "/v1/logs":
                 request_logs = ExportLogsServiceRequest.FromString(body)
                 for rl in request_logs.resource_logs:
                     for sl in rl.scope_logs:
                         received.logs += list(sl.log_records)
                 reply = ExportLogsServiceResponse().SerializeToString()
-            elif self.path == "/v1/metrics":
+            elif signal == "/v1/metrics":
                 request_metrics = ExportMetricsServiceRequest.FromString(body)
                 for rm in request_metrics.resource_metrics:
                     for sm in rm.scope_metrics:
@@ -161,8 +163,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def running_collector() -> Iterator[Collector]:
-    server = Collector()
+def running_collector(paths: tuple[str, ...] | None = None) -> Iterator[Collector]:
+    server = Collector() if paths is None else Collector(paths)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

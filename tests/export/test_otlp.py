@@ -14,7 +14,7 @@ import pytest
 from mcpspy.export.metrics import DURATION_BUCKETS
 from tests.conftest import MCPSPY
 from tests.export.collector import Received, attributes, closed_port, running_collector
-from tests.export.synthetic import PARENT_ID, TRACE_ID, mixed_capture
+from tests.export.synthetic import PARENT_ID, TRACE_ID, CaptureBuilder, mixed_capture, request, result
 
 CLIENT, SERVER, INTERNAL = 3, 2, 1  # SpanKind in OTLP's numbering
 ERROR = 2  # Status.code
@@ -145,37 +145,34 @@ def attributes_of(log: Any) -> dict[str, Any]:
     return attributes(log.attributes)
 
 
-def test_otlp_headers_come_from_the_environment(tmp_path: Path) -> None:
+def report_to_collector(tmp_path: Path, env: dict[str, str]) -> tuple[int, str, Received]:
+    """``report --otlp-endpoint`` (no URL) of mixed_capture, the collector's URL and ``env`` in the environment."""
     capture = mixed_capture(tmp_path / "mixed.jsonl")
     with running_collector() as collector:
-        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_EXPORTER_OTLP_HEADERS": "x-team=payments"}
         done = subprocess.run(
             [*MCPSPY, "report", str(capture), "--otlp-endpoint", "--out", str(tmp_path / "r.txt")],
             capture_output=True,
             text=True,
             timeout=120,
-            env={**_env(), **env},
+            env={**_env(), "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, **env},
         )
-        received = collector.received
-    assert done.returncode == 1, done.stderr
+        return done.returncode, done.stderr, collector.received
+
+
+def test_otlp_headers_come_from_the_environment(tmp_path: Path) -> None:
+    returncode, stderr, received = report_to_collector(
+        tmp_path, {"OTEL_EXPORTER_OTLP_HEADERS": "x-team=payments"}
+    )
+    assert returncode == 1, stderr
     assert received.spans and all(h.get("x-team") == "payments" for h in received.headers)
     assert sorted(set(received.paths)) == ["/v1/logs", "/v1/metrics", "/v1/traces"]
 
 
 def test_a_traces_only_backend_gets_traces_only(tmp_path: Path) -> None:
     """OTEL_LOGS_EXPORTER=none and OTEL_METRICS_EXPORTER=none, as for Jaeger or Langfuse."""
-    capture = mixed_capture(tmp_path / "mixed.jsonl")
-    with running_collector() as collector:
-        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.url, "OTEL_LOGS_EXPORTER": "none"}
-        done = subprocess.run(
-            [*MCPSPY, "report", str(capture), "--otlp-endpoint", "--out", str(tmp_path / "r.txt")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**_env(), **env, "OTEL_METRICS_EXPORTER": "none"},
-        )
-        received = collector.received
-    assert done.returncode == 1, done.stderr
+    env = {"OTEL_LOGS_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"}
+    returncode, stderr, received = report_to_collector(tmp_path, env)
+    assert returncode == 1, stderr
     assert received.paths == ["/v1/traces"] and received.spans
 
 
@@ -224,15 +221,39 @@ def test_otlp_json_file_matches_what_the_collector_gets(tmp_path: Path) -> None:
     check_mixed_spans(spans)
     assert len(logs["resourceLogs"][0]["scopeLogs"][0]["logRecords"]) == 2
     # the metrics line is an ExportMetricsServiceRequest: the collector's own decoder takes it
+    check_mixed_metrics(decoded_metrics(metrics), capture)
+
+
+def decoded_metrics(line: dict[str, Any]) -> Received:
+    """An OTLP/JSON metrics line read back as an ExportMetricsServiceRequest, as a collector would."""
     from google.protobuf.json_format import ParseDict
     from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 
-    request = ParseDict(metrics, ExportMetricsServiceRequest())
     received = Received()
-    for rm in request.resource_metrics:
+    for rm in ParseDict(line, ExportMetricsServiceRequest()).resource_metrics:
         for sm in rm.scope_metrics:
             received.metrics += [(attributes(rm.resource.attributes), m) for m in sm.metrics]
-    check_mixed_metrics(received, capture)
+    return received
+
+
+def test_a_request_the_server_sent_is_the_server_operation(tmp_path: Path) -> None:
+    """sampling/createMessage, asked by the server and answered by the client: the client is the receiver."""
+    b = CaptureBuilder("sampling-session")
+    b.line("c2s", request(1, "tools/list"))
+    b.line("s2c", result(1, tools=[]), dt=0.002)
+    b.line("s2c", request(7, "sampling/createMessage", messages=[], maxTokens=5))
+    b.line("c2s", result(7, role="assistant", content={"type": "text", "text": "hi"}, model="m"), dt=0.3)
+    capture = b.write(tmp_path / "sampling.jsonl")
+    out = tmp_path / "s.otlp.jsonl"
+    done = report(str(capture), "--format", "otlp", "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    received = decoded_metrics(orjson.loads(out.read_bytes().splitlines()[-1]))
+    (server,) = received.histogram_points("mcp.server.operation.duration")
+    assert server["attributes"]["mcp.method.name"] == "sampling/createMessage"
+    assert server["sum"] == pytest.approx(0.3) and server["buckets"][DURATION_BUCKETS.index(0.5)] == 1
+    (client,) = received.histogram_points("mcp.client.operation.duration")
+    assert client["attributes"]["mcp.method.name"] == "tools/list"
+    assert client["sum"] == pytest.approx(0.002)
 
 
 def _int(value: Any) -> Any:
@@ -269,3 +290,18 @@ def test_without_the_extra_one_line_names_it(tmp_path: Path, form: list[str]) ->
         and "pip install 'mcpspy[otel]'" in done.stderr
     ), done.stderr
     assert done.stdout == ""
+
+
+def test_a_huge_tool_name_is_clipped_in_the_metrics(tmp_path: Path) -> None:
+    """A series lives as long as the session: its attributes are bounded (the span keeps the name whole)."""
+    b = CaptureBuilder("huge-name")
+    huge = "t" * 100_000
+    b.exchange(1, huge)
+    out = tmp_path / "huge.otlp.jsonl"
+    done = report(str(b.write(tmp_path / "huge.jsonl")), "--format", "otlp", "--out", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    (point,) = decoded_metrics(orjson.loads(out.read_bytes().splitlines()[-1])).histogram_points(
+        "mcp.client.operation.duration"
+    )
+    name = point["attributes"]["gen_ai.tool.name"]
+    assert len(name) == 256 and name.startswith("ttt") and name.endswith("…")

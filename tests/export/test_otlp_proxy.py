@@ -111,3 +111,16 @@ def test_a_dead_collector_costs_the_client_nothing_but_one_line(tmp_path: Path) 
     assert done.stdout.splitlines()[0] == b'["add"]'  # the client got its answers
     ours = [line for line in done.stderr.decode().splitlines() if line.startswith("mcpspy:")]
     assert len(ours) == 1 and "spans not sent" in ours[0] and "Connection refused" in ours[0], ours
+
+
+def test_a_traces_only_collector_costs_no_warning(tmp_path: Path) -> None:
+    """Jaeger and Langfuse answer 404 to logs and metrics: best effort, so the spans' export is all that is told."""
+    with running_collector(paths=("/v1/traces",)) as collector:
+        done, capture = client_through_proxy(tmp_path, collector.url)
+        received = collector.received
+    assert done.returncode == 0, done.stderr
+    assert "/v1/metrics" in received.paths  # tried, refused
+    assert (
+        len(received.span_dicts()) == len(open_capture(capture).analyzer.exchanges) + 1
+    )  # and the session's
+    assert [line for line in done.stderr.decode().splitlines() if line.startswith("mcpspy:")] == []
