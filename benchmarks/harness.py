@@ -291,7 +291,12 @@ def flood_then_close(session: Session, requests: int) -> tuple[float, float, int
 
 
 def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) -> dict[str, Any]:
-    """One JSON line of ``size`` bytes through a command that echoes it (cat, or a shim over cat)."""
+    """One JSON line of ``size`` bytes through a command that echoes it (cat, or a shim over cat).
+
+    ``seconds``: from the first byte written to the last read. ``cpu_s``: the CPU time the command
+    and its children (cat) spent from the line's start until they exited, a proxy's capture
+    writer finishing included: less disturbed by a loaded machine than the wall clock.
+    """
     head = b'{"jsonrpc":"2.0","method":"bench/echo","params":{"data":"'
     tail = b'"}}\n'
     line = head + b"x" * (size - len(head) - len(tail)) + tail
@@ -299,14 +304,34 @@ def big_line(command: Sequence[str], env: dict[str, str], cwd: Path, size: int) 
     try:
         session.write(PING)  # answered by cat itself: the command is up
         session.read_line()
+        cpu_before = process_cpu(session.proc.pid)
         writer = session.background_writer([line])
         start = time.perf_counter()
         writer.start()
         received = session.count_lines(1)
         elapsed = time.perf_counter() - start
         writer.join()
+        cpu = exit_cpu(session) - cpu_before
     finally:
         session.close()
     if received != len(line):
         raise BenchError(f"sent {len(line)} bytes, got {received} back")
-    return {"bytes": len(line), "seconds": elapsed, "mib_per_s": len(line) / 2**20 / elapsed}
+    return {"bytes": len(line), "seconds": elapsed, "mib_per_s": len(line) / 2**20 / elapsed, "cpu_s": cpu}
+
+
+def process_cpu(pid: int) -> float:
+    """A live process's CPU seconds so far (all its threads), from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def exit_cpu(session: Session) -> float:
+    """Close the command's stdin, reap it, and return the CPU seconds it and its children used."""
+    assert session.proc.stdin is not None
+    session.proc.stdin.close()
+    _, status, usage = os.wait4(session.proc.pid, 0)
+    session.proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime

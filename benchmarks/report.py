@@ -33,8 +33,9 @@ def rows(results: dict[str, Any]) -> list[list[str]]:
     table = [["shim", "p50 us", "p99 us", "+p50 us", "+p99 us", "msg/s", "big line s", "p50/bare", "p99/bare",
               "added p50/bare", "added p99/bare", "msg/s /bare", "big line /cat",
               "big line /socat"]]  # fmt: skip
-    for name in results["latency"]:
-        lat = results["latency"][name]
+    shims = [*results["latency"], *("direct" if n == "cat" else n for n in results["big_line"])]
+    for name in dict.fromkeys(shims):  # every shim measured, in order (a run may skip steps: --only)
+        lat = results["latency"].get(name, {})
         thr = results["throughput"].get(name, {})
         big = results["big_line"].get("cat" if name == "direct" else name, {})
         r = results["ratios"].get(name, {})

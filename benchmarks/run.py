@@ -54,14 +54,15 @@ class Sizes:
     latency_rounds: int
     throughput_messages: int
     big_line_bytes: int
+    big_line_rounds: int
     memory_messages: int
     capture_messages: int  # messages (requests + answers) in the capture the offline figures read
     peer_budget_s: float  # a peer slower than this on the full count is measured on a tenth of it
 
 
-FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 1_000_000, 100_000, 60.0)
-QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 200_000, 20_000, 8.0)
-SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 20_000, 2_000, 3.0)
+FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0)
+QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 3, 200_000, 20_000, 8.0)
+SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 1, 20_000, 2_000, 3.0)
 
 
 def echo_server() -> list[str]:
@@ -119,25 +120,53 @@ def run_throughput(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch
 
 
 def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: Path) -> dict[str, Figure]:
-    """One huge line through `cat`, alone and behind each shim; the median of a few rounds."""
+    """One huge line through `cat`, alone and behind each shim, rounds interleaved across the shims.
+
+    ``seconds`` is the best round (the line's own cost, the least disturbed by the machine's other
+    work), ``median_s`` the median round: on a loaded machine one round of a shim can take 10x;
+    ``cpu_s`` the median round's CPU time of the shim and cat (``harness.big_line``).
+    """
     cat = [shutil.which("cat") or "cat"]
-    figures: dict[str, Figure] = {}
-    for shim in shims:
-        taken: list[Figure] = []
-        for _ in range(min(3, sizes.latency_rounds)):
+    rounds: dict[str, list[Figure]] = {s.name: [] for s in shims}
+    for _ in range(sizes.big_line_rounds):
+        for shim in shims:
+            taken = rounds[shim.name]
+            if taken and "error" in taken[-1]:
+                continue
             taken.append(
                 attempt(partial(big_line, shim.wrap(cat, scratch), env, scratch, sizes.big_line_bytes))
             )
-            if "error" in taken[-1]:
-                break
+            for capture in scratch.glob("mcpspy-*.jsonl"):
+                taken[-1]["capture_gap"] = b'"event":"capture-gap"' in capture.read_bytes()
+                capture.unlink()  # 128 MiB a round: the next round writes to an empty scratch
+    figures: dict[str, Figure] = {}
+    for name, taken in rounds.items():
         failed = [f for f in taken if "error" in f]
         figure = failed[0] if failed else dict(taken[0])
         if not failed:
-            figure["seconds"] = statistics.median(f["seconds"] for f in taken)
+            figure["seconds"] = min(f["seconds"] for f in taken)
+            figure["median_s"] = statistics.median(f["seconds"] for f in taken)
+            figure["cpu_s"] = statistics.median(f["cpu_s"] for f in taken)
+            if any("capture_gap" in f for f in taken):  # a capture that dropped the line did less work
+                figure["capture_gap_rounds"] = sum(bool(f.get("capture_gap")) for f in taken)
+                del figure["capture_gap"]
             figure["mib_per_s"] = figure["bytes"] / 2**20 / figure["seconds"]
             figure["rounds"] = len(taken)
-        figures[big_name(shim.name)] = figure
+        figures[big_name(name)] = figure
     return figures
+
+
+STEPS = ("latency", "throughput", "big_line", "memory", "offline")
+
+
+def before_shim(tree: Path) -> Shim:
+    """mcpspy from another checkout (``git worktree add DIR main``), for before/after in one run."""
+    pythonpath = f"PYTHONPATH={tree.resolve()}"
+
+    def wrap(server: list[str], scratch: Path) -> list[str]:
+        return ["env", pythonpath, *MCPSPY.wrap(server, scratch)]
+
+    return Shim("mcpspy-before", wrap, note=f"mcpspy --capture FILE -- CMD, from {tree}")
 
 
 def big_name(shim_name: str) -> str:
@@ -200,7 +229,7 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         return None if shim is None or direct is None else max(shim - direct, 0.0)
 
     ratios: dict[str, Any] = {}
-    for name in lat:
+    for name in dict.fromkeys([*lat, *("direct" if n == "cat" else n for n in big)]):
         ratios[name] = {
             "latency_p50": ratio(num(lat, name, "p50_us"), num(lat, "bare", "p50_us")),
             "latency_p99": ratio(num(lat, name, "p99_us"), num(lat, "bare", "p99_us")),
@@ -268,6 +297,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--update-md", action="store_true", help="rewrite BENCHMARKS.md's table (default on full runs)"
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=STEPS,
+        metavar="STEP",
+        help=f"run only this step (repeatable; one of {', '.join(STEPS)}); BENCHMARKS.md is left alone",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="also measure the mcpspy package in DIR (a checkout), as the row mcpspy-before",
+    )
     args = parser.parse_args(argv)
     sizes = SMOKE if args.smoke else QUICK if args.quick else FULL
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
@@ -278,8 +319,16 @@ def main(argv: list[str] | None = None) -> int:
     socat_words = [*echo_server(), shutil.which("cat") or "cat"]
     if (socat_missing := ensure_socat(args.install_peers or mode == "full", socat_words)) is not None:
         skipped[SOCAT.name] = socat_missing
-    shims = [s for s in (DIRECT, BARE, SOCAT, MCPSPY, *PEERS) if s.name not in skipped]
-    results["shims"] = {s.name: s.note for s in (DIRECT, BARE, SOCAT, MCPSPY, *PEERS)}
+    everyone = [
+        DIRECT,
+        BARE,
+        SOCAT,
+        MCPSPY,
+        *([before_shim(Path(args.before))] if args.before else []),
+        *PEERS,
+    ]
+    shims = [s for s in everyone if s.name not in skipped]
+    results["shims"] = {s.name: s.note for s in everyone}
 
     scratch = Path(tempfile.mkdtemp(prefix="mcpspy-bench-"))
     env = peer_env(scratch)
@@ -292,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
             ("offline", lambda: run_offline(sizes, env, scratch)),
         ]
         for key, step in steps:
+            if args.only and key not in args.only:
+                continue
             started = time.perf_counter()
             print(f"[{mode}] {key} ...", file=sys.stderr, flush=True)
             value = step()
@@ -306,14 +357,18 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
     for name, note in skipped.items():
         for key in ("latency", "throughput", "big_line"):
-            results[key][name] = {"skipped": note}
+            results.setdefault(key, {})[name] = {"skipped": note}
+    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui"):
+        results.setdefault(
+            key, {"skipped": "not asked (--only)"} if key in ("memory", "analysis", "tui") else {}
+        )
     results["ratios"], results["targets"] = compare(results)
 
     print(render_table(results))
     out = Path(args.json) if args.json else HERE / "results" / "latest.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
-    if args.update_md or mode == "full":
+    if args.update_md or (mode == "full" and not args.only and not args.before):
         update_benchmarks_md(HERE.parent / "BENCHMARKS.md", render_markdown(results))
     return 0
 

@@ -219,6 +219,12 @@ def proxy_parser() -> argparse.ArgumentParser:
         help="send each exchange to an OTLP/HTTP collector as it completes "
         "(no URL: $OTEL_EXPORTER_OTLP_ENDPOINT; needs mcpspy[otel])",
     )
+    p.add_argument(
+        "--otlp-join",
+        action="store_true",
+        help="with --otlp-endpoint: a request whose _meta names its caller's span (traceparent) gets no "
+        "span of mcpspy's; what mcpspy knows of it goes to that span as events (docs/export.md)",
+    )
     add_clients_option(p)
     p.add_argument(
         "--inject",
@@ -393,6 +399,7 @@ def run_proxy_cli(argv: list[str]) -> int:
             verbose=args.verbose,
             redaction=RedactionPolicy(not args.no_redact, tuple(args.redact)),
             otlp_endpoint=args.otlp_endpoint,
+            otlp_join=args.otlp_join,
             retention=retention,
             inject=inject,
             seed=args.seed or 0,

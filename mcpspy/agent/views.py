@@ -13,7 +13,6 @@ from typing import Any
 
 from mcpspy.agent.untrusted import CAPTURED, captured, cut, text, value_text
 from mcpspy.analysis.context_cost import context_cost
-from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Finding, Kind, Message, Severity
 from mcpspy.analysis.sources import public_source
 from mcpspy.capture.sessions import SessionInfo
@@ -108,7 +107,7 @@ def exchange_object(session: str, exchange: Exchange, summary: Summary, max_byte
     request = at(exchange.request_seq)
     reply = at(exchange.reply_seq) if exchange.reply_seq is not None else None
     cancel = at(exchange.cancel_seq) if exchange.cancel_seq is not None else None
-    token = meta_in(params_of(request)).get("progressToken") if request is not None else None
+    token = request.meta.get("progressToken") if request is not None else None
     progress: list[Message] = []
     late: list[Message] = []
     for m in summary.analyzer.messages:
@@ -119,7 +118,7 @@ def exchange_object(session: str, exchange: Exchange, summary: Summary, max_byte
             and m.kind is Kind.NOTIFICATION
             and m.method == "notifications/progress"
             and m.stream is not exchange.stream
-            and params_of(m).get("progressToken") == token
+            and m.params.get("progressToken") == token
         ):
             progress.append(m)
         elif (

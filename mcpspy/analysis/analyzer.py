@@ -21,12 +21,14 @@ from mcpspy.analysis.hooks import (
     AFTER_EVERY_MESSAGE,
     BEFORE_EVERY_MESSAGE,
     HOOKS,
+    MODERN_ONLY,
     REPLIES,
     UNREAD,
     Hook,
     HookKey,
 )
 from mcpspy.analysis.jsonrpc import Parsed
+from mcpspy.analysis.message_fields import NO_FIELDS, fields_of
 from mcpspy.analysis.model import (
     AnalysisEvent,
     ClientRules,
@@ -62,6 +64,7 @@ from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, S
 REQUEST, NOTIFICATION, RESPONSE, STDERR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.STDERR
 ERROR = Kind.ERROR_RESPONSE
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
+LEGACY = Era.LEGACY
 
 
 def _by_value(key: HookKey) -> tuple[str, ...]:
@@ -72,8 +75,19 @@ def _by_value(key: HookKey) -> tuple[str, ...]:
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     """A line on its own, with no history: its message, and what its reading says (None for stderr)."""
     if record.stream is ERR:
-        return Message(record.seq, record.t, record.stream, STDERR, record.data, record.terminated), None
+        message = Message(
+            record.seq,
+            record.t,
+            record.stream,
+            STDERR,
+            record.data,
+            record.terminated,
+            params=NO_FIELDS,
+            meta=NO_FIELDS,
+        )
+        return message, None
     parsed = classify_line(record.data, record.stream)
+    params, meta = fields_of(parsed.kind, parsed.payload)
     message = Message(
         record.seq,
         record.t,
@@ -85,6 +99,8 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
         parsed.id,
         parsed.method,
         glued_prefix=parsed.glued_prefix,
+        params=params,
+        meta=meta,
     )
     return message, parsed
 
@@ -151,14 +167,19 @@ class Analyzer:
             "shapes": Shapes(out, era, tool_schemas, schemas),
         }
 
-        def hooks(names: list[str]) -> tuple[Hook, ...]:
+        def hooks(names: list[str], legacy: bool = False) -> tuple[Hook, ...]:
+            """The row's hooks bound to their families; in a legacy process, without the MODERN_ONLY."""
             return tuple(
-                getattr(families[family], method) for family, method in (n.split(".") for n in names)
+                getattr(families[family], method)
+                for family, method in (n.split(".") for n in names if not (legacy and n in MODERN_ONLY))
             )
 
-        # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
-        self._hooks = {_by_value(key): hooks(names) for key, names in HOOKS.items()}
-        self._replies = {_by_value(key): hooks(names) for key, names in REPLIES.items()}
+        def rows(table: dict[HookKey, list[str]], legacy: bool) -> dict[tuple[str, ...], tuple[Hook, ...]]:
+            # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
+            return {_by_value(key): hooks(names, legacy) for key, names in table.items()}
+
+        self._rows = (rows(HOOKS, False), rows(REPLIES, False))
+        self._legacy_rows = (rows(HOOKS, True), rows(REPLIES, True))
         self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
@@ -293,9 +314,9 @@ class Analyzer:
             for hook in self._unread.get((kind_value, stream), ()):
                 hook(message)
             return
-        hooks = self._hooks
-        row = hooks.get((kind_value, stream, message.method or "")) or hooks[kind_value, stream]
-        for hook in row:
+        hooks, replies = self._legacy_rows if self._era.era is LEGACY else self._rows
+        row = hooks.get((kind_value, stream, message.method or ""))
+        for hook in hooks[kind_value, stream] if row is None else row:
             if hook(message):
                 break
         else:
@@ -303,8 +324,8 @@ class Analyzer:
             if exchange is not None and (
                 kind is RESPONSE or kind is ERROR
             ):  # paired: by its request's method
-                replies = self._replies
-                for hook in replies.get((kind_value, stream, exchange.method)) or replies[kind_value, stream]:
+                row = replies.get((kind_value, stream, exchange.method))
+                for hook in replies[kind_value, stream] if row is None else row:
                     hook(message)
         for hook in self._after:
             hook(message)

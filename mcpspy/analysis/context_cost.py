@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.message_fields import result_of
 from mcpspy.analysis.model import Exchange, ExchangeState, Message
 from mcpspy.capture.records import Stream
 
@@ -147,7 +147,7 @@ class ContextMeter:
         if request is None or not isinstance(result, dict):
             return
         self._counted.add(reply_seq)
-        params = params_of(request)
+        params = request.params
         if kind is None:
             name = params.get("name")
             size = json_size(result)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcpspy.analysis.model import Kind, Message
+from mcpspy.analysis.rules.caching import LISTS
+from mcpspy.analysis.rules.mrtr import SUPPORTED as RETRIED
 from mcpspy.capture.records import Stream
 
 REQUEST, NOTIFICATION, RESPONSE, ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE
@@ -26,6 +28,13 @@ HookKey = tuple[Kind, Stream] | tuple[Kind, Stream, str]
 # 2026-07-28 traffic (the DIGEST rules: mrtr, subscriptions, deprecations, caching) is told apart by
 # the era: each of those hooks asks rules/legacy.py's EraTracker (modern_request, modern_reply, ...).
 _CLIENT_REQUEST = ["pairing.request", "progress.request", "requests.client_request"]
+# Any client request but initialize; then the rooms that judge some methods only (their rows below).
+_JUDGED = [
+    *_CLIENT_REQUEST,
+    "era.client_request",
+    "modern.client_request",
+    "capabilities.client_request",
+]
 _SERVER_NOTIFICATION = [
     "requests.notification",
     "subscriptions.notification",
@@ -36,16 +45,20 @@ _SERVER_NOTIFICATION = [
 _CANCEL = ["requests.notification", "subscriptions.cancel", "pairing.cancel"]
 _PROGRESS = ["requests.notification", "progress.notification", "requests.progress"]
 HOOKS: dict[HookKey, list[str]] = {
-    (REQUEST, C2S): [
-        *_CLIENT_REQUEST,
-        "era.client_request",
-        "modern.client_request",
-        "capabilities.client_request",
-        "mrtr.request",
+    (REQUEST, C2S): [*_JUDGED, "deprecations.client_request"],
+    **{
+        (REQUEST, C2S, method): [*_JUDGED, "mrtr.request", "deprecations.client_request"]
+        for method in RETRIED
+    },
+    (REQUEST, C2S, "subscriptions/listen"): [
+        *_JUDGED,
         "subscriptions.request",
         "deprecations.client_request",
-        "caching.request",
     ],
+    **{
+        (REQUEST, C2S, method): [*_JUDGED, "deprecations.client_request", "caching.request"]
+        for method in LISTS
+    },
     (REQUEST, C2S, "initialize"): [
         *_CLIENT_REQUEST,
         "era.initialize",
@@ -138,6 +151,30 @@ REPLIES: dict[HookKey, list[str]] = {
     (RESPONSE, C2S, "tools/list"): ["tool_schemas.result", "shapes.result", "pairing.release"],
     (ERROR, C2S): ["pairing.release"],
 }
+# The hooks that judge 2026-07-28 traffic alone (each asks the EraTracker first): a legacy process
+# (an answered initialize made it so, and it never changes back) is judged by the rows without them.
+MODERN_ONLY = frozenset(
+    {
+        "mrtr.request",
+        "mrtr.result",
+        "subscriptions.request",
+        "subscriptions.answered",
+        "subscriptions.notification",
+        "subscriptions.cancel",
+        "deprecations.client_request",
+        "deprecations.client_notification",
+        "deprecations.server_notification",
+        "deprecations.discover_answered",
+        "deprecations.read_result",
+        "deprecations.error",
+        "caching.request",
+        "caching.result",
+        "caching.error",
+        "caching.server_notification",
+        "modern.server_request",
+        "modern.client_response",
+    }
+)
 # Around every row: before, what the process's life learns; after, the _meta key names (an
 # initialize result has set the revision by then).
 BEFORE_EVERY_MESSAGE = ["lifecycle.protocol"]

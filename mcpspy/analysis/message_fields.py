@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import integer_value
-from mcpspy.analysis.model import NOTHING_HELD, Held, Message
+from mcpspy.analysis.model import NOTHING_HELD, Held, Kind, Message
 from mcpspy.analysis.schema import REVISIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -19,22 +19,24 @@ HANDSHAKE_REVISIONS = frozenset(REVISIONS[:4])  # the revisions of the initializ
 NO_FIELDS: dict[str, Any] = {}  # what an absent object reads as; never written to
 
 
-def params_of(message: Message) -> dict[str, Any]:
-    """The message's params object, or no fields."""
-    payload = message.payload
-    params = payload.get("params") if isinstance(payload, dict) else None
-    return params if isinstance(params, dict) else NO_FIELDS
+def fields_of(kind: Kind, payload: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A message's params object and its _meta object (a response's: its result's), each or no fields.
 
-
-def meta_in(params: dict[str, Any]) -> dict[str, Any]:
-    """The _meta object of a params object, or no fields."""
-    meta = params.get("_meta")
-    return meta if isinstance(meta, dict) else NO_FIELDS
+    Read once, as a line is read (``Message.params``, ``Message.meta``): every rule reads them.
+    """
+    if type(payload) is not dict:  # orjson makes exact dicts
+        return NO_FIELDS, NO_FIELDS
+    params = payload.get("params", NO_FIELDS)
+    if type(params) is not dict:
+        params = NO_FIELDS
+    holder = payload.get("result") if kind is Kind.RESPONSE else params
+    meta = holder.get("_meta", NO_FIELDS) if type(holder) is dict else NO_FIELDS
+    return params, meta if type(meta) is dict else NO_FIELDS
 
 
 def declared_version(request: Message) -> str | None:
     """The revision a request's _meta declares (any string), or None."""
-    version = meta_in(params_of(request)).get(META_VERSION)
+    version = request.meta.get(META_VERSION)
     return version if isinstance(version, str) else None
 
 
@@ -48,7 +50,7 @@ def request_version(request: Message) -> str | None:
 
     A request declaring an earlier revision (2025-11-25) is held to that one: None.
     """
-    meta = meta_in(params_of(request))
+    meta = request.meta
     version = meta.get(META_VERSION)
     if type(version) is not str or META_CAPABILITIES not in meta or version in HANDSHAKE_REVISIONS:
         return None
@@ -79,8 +81,7 @@ def held_of(request: Message, modern: bool) -> Held:
     The fields the 2026-07-28 rooms read (capabilities, name, uri, cursor, retry) only for
     a request that carried the revision's _meta (``modern``): they judge no other.
     """
-    params = params_of(request)
-    meta = meta_in(params)
+    params, meta = request.params, request.meta
     requested = params.get("protocolVersion") if request.method == "initialize" else None
     meta_version = meta.get(META_VERSION)
     meta_version = sys.intern(meta_version) if type(meta_version) is str else meta_version  # one copy

@@ -166,13 +166,13 @@ class Finding:
         return self.judged if self.judged is not None else self.rule.severity
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one a request, where frozen costs 6x to make (1.9 us, not 0.3)
 class Held:
     """What the rules read of a request when its reply comes: a few fields, never the message.
 
     Kept on the request's Exchange until its first reply (rules/pairing.py), so that a
     pending request costs the lean analysis these fields, not its line and parsed payload
-    (and nothing when they are all empty: one Held is shared then).
+    (and nothing when they are all empty: one Held is shared then). Never changed once made.
     """
 
     requested: Any  # initialize's params.protocolVersion (None for any other method)
@@ -228,6 +228,10 @@ class Message:
     findings: list[Finding] = field(default_factory=list)
     glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
     injected: dict[str, Any] | None = None  # written by mcpspy --inject: its ``injected`` record's fields
+    # Read once, as the line is read (message_fields.fields_of), for every rule that reads them: the
+    # params object, and the _meta object (a response's: its result's); each {} when absent or not one.
+    params: dict[str, Any] = field(kw_only=True)
+    meta: dict[str, Any] = field(kw_only=True)
 
     @property
     def size(self) -> int:
@@ -241,12 +245,14 @@ class Message:
 # --- events returned by Analyzer.feed / Analyzer.finish / Analyzer.check_pending
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one a line (and one a reply), where frozen costs twice as much to make (0.6 us, not 0.3).
+# Never changed once made.
+@dataclass(slots=True)
 class MessageSeen:
     message: Message
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExchangeUpdated:
     """An exchange changed state: answered, cancelled, unanswered."""
 

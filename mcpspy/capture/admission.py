@@ -22,10 +22,13 @@ from dataclasses import dataclass
 from mcpspy.capture.records import LifecycleRecord, LineBatch, LinePart, LineRecord, Record, Recorded, Stream
 from mcpspy.wire.splitter import LongLine
 
-#: 32 MiB: what a stalled disk may owe before records are dropped. With the 16 MiB a
-#: streamed line may hold, it keeps the proxy under ~100 MiB whatever the traffic
-#: (BENCHMARKS.md), and it holds ~3 s of a heavy session (10 MB/s) while a disk hangs.
-LIMIT = 32 << 20
+#: 64 MiB: what the recording may hold in memory, the lines the splitters hold unended (up to
+#: ``PART_AT``, 16 MiB, a stream) included. That keeps the proxy under ~100 MiB whatever the
+#: traffic (BENCHMARKS.md) and holds ~3-6 s of a heavy session (10 MB/s) while a disk hangs. The
+#: held lines count because they come out at once: a 64 MiB line echoed (16 MiB held on each of
+#: two streams, then let go as parts) fits with 32 MiB to spare for a writer that keeps up, where a
+#: buffer of 32 MiB beside them dropped three quarters of it on a healthy disk.
+LIMIT = 64 << 20
 RESUME_AT = LIMIT // 2
 RECORD_COST = 256  # what a record costs besides its bytes (its objects, its encoding's slack)
 
@@ -76,15 +79,18 @@ class Admission:
         self.queue: list[Recorded] = []
         self.queued = 0  # bytes in the queue
         self.in_write = 0  # bytes taken by the writer and not written yet
+        self.held = 0  # bytes the recorder's splitters hold (lines not ended yet), as of the last admit
         self.dropping = False
         self.gap = Gap()
         self._lost: dict[Stream, Gap] = {}  # streamed lines that lost a part, by stream: the rest goes too
         self.calm = True  # nothing dropped, owed or lost: the fast path may admit
 
-    def admit(self, due: list[Recorded], cost: int) -> None:
+    def admit(self, due: list[Recorded], cost: int, held: int = 0) -> None:
         """Let in what the recorder released; ``cost``: its bytes as the recorder counted them, plus
-        ``RECORD_COST`` a record and the capture bytes already encoded for it (``LineBatch.encoded``)."""
-        if self.calm and self.queued + self.in_write + cost <= self.limit:
+        ``RECORD_COST`` a record and the capture bytes already encoded for it (``LineBatch.encoded``);
+        ``held``: what the recorder still holds, which the bound counts too."""
+        self.held = held
+        if self.calm and self.queued + self.in_write + held + cost <= self.limit:
             self.queue += due
             self.queued += cost
             return
@@ -163,7 +169,7 @@ class Admission:
     def _room(self, size: int) -> bool:
         if self.dropping:
             return False  # until the owed gap is told (``take_gap``), at half the buffer
-        if self.queued + self.in_write + size + RECORD_COST > self.limit:
+        if self.queued + self.in_write + self.held + size + RECORD_COST > self.limit:
             self.dropping, self.calm = True, False
             return False
         return True

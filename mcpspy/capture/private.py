@@ -16,7 +16,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 DIR_MODE = 0o700
@@ -175,9 +175,17 @@ def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:
         raise CaptureRefused(f"--capture {path} has other hard links; it is not replaced")
 
 
+def write_pieces(fd: int, data: bytes | Iterable[bytes]) -> None:
+    """All of ``data`` (bytes, or pieces of it) to ``fd``."""
+    for piece in (data,) if isinstance(data, bytes) else data:
+        view = memoryview(piece)
+        while view:
+            view = view[os.write(fd, view) :]
+
+
 def write_private_atomic(
     path: Path,
-    data: bytes,
+    data: bytes | Iterable[bytes],
     *,
     replace: bool = True,
     mode: int = FILE_MODE,
@@ -206,9 +214,7 @@ def write_private_atomic(
             if owner is not None:
                 with contextlib.suppress(PermissionError):  # only root may give a file away
                     os.fchown(fd, *owner)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_pieces(fd, data)
             if durable:
                 os.fsync(fd)
         finally:
@@ -239,8 +245,11 @@ def sync_dir(directory: Path, dir_fd: int | None = None) -> None:
         os.close(fd)
 
 
-def write_output(path: Path, data: bytes) -> None:
+def write_output(path: Path, data: bytes | Iterable[bytes]) -> None:
     """``--out FILE``: a new or replaced regular file, 0600, written whole; never through a symlink.
+
+    ``data`` may come in pieces (a page written as it is made): the file is still replaced only
+    once all of them are written.
 
     A symlink at ``path`` is refused (OSError ELOOP, as ``O_NOFOLLOW`` says it),
     never followed nor replaced. A device or a FIFO there (``/dev/null``, a
@@ -255,9 +264,7 @@ def write_output(path: Path, data: bytes) -> None:
     if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_pieces(fd, data)
         finally:
             os.close(fd)
         return

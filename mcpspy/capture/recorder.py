@@ -57,7 +57,8 @@ class Recorder:
         self._splitters = {stream: LineSplitter(part_at, part_size) for stream in Stream}
         self._seq = 0
         self._due: list[Recorded] = []
-        self.released = 0  # bytes of chunks released so far (what the buffer charges)
+        self.released = 0  # bytes of chunks released so far
+        self.held = 0  # of those, the bytes the splitters hold for lines not ended (nor streamed) yet
         self.keep_edges = False  # give a streamed line's end its head and tail (live views want them)
         self.keep = KEEP  # what the edges keep (``capture.pieces``)
         self._edges: dict[Stream, Joiner] = {}
@@ -154,6 +155,7 @@ class Recorder:
             return
         self.released += len(data)
         splitter = self._splitters[stream]
+        held = splitter.pending
         lines = splitter.feed(data)
         if lines:
             first = lines[0]
@@ -165,6 +167,7 @@ class Recorder:
             self._seq += len(lines)
         if splitter.pending >= splitter.part_size:
             self._take_parts(splitter, stream, t)
+        self.held += splitter.pending - held
 
     def _attach(self, stream: Stream, count: int) -> None:
         """Record the injections whose first line is among the next ``count`` lines of ``stream``."""
@@ -207,7 +210,9 @@ class Recorder:
         return replace(line, edges=joiner.result())
 
     def _close(self, stream: Stream, t: float) -> None:
-        tail = self._splitters[stream].close()
+        splitter = self._splitters[stream]
+        self.held -= splitter.pending
+        tail = splitter.close()
         if tail is not None:
             if type(tail) is LongLine and tail.parts:
                 tail = self._ended(stream, tail)

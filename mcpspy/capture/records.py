@@ -53,9 +53,9 @@ class Header:
     escaped: tuple[str, ...] = ()  # the fields where bytes that were not UTF-8 are stored as \xNN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one a line read, where frozen costs 3x to make (1.3 us, not 0.4)
 class LineRecord:
-    """One line seen on one stream, without its newline."""
+    """One line seen on one stream, without its newline. Never changed once made (not frozen: above)."""
 
     seq: int
     t: float  # seconds since the session started (monotonic clock)

@@ -220,7 +220,12 @@ class Redactor:
         Most lines hold no key word at all: plain substring searches say so at memory speed (the
         regular expression scans a 64 MiB line at about 11 MB/s), and only an ASCII line with no
         ``\\u`` escape can skip the check for letters spelled so that only decoding shows them.
+        Before even those: an ASCII line with no colon and no backslash has no key (every key is
+        followed by a colon, and only an escape decodes to one), which three ``memchr``-speed passes
+        say (a 1 MiB part of a long line's string: 0.1 ms, where the key words take 7 ms).
         """
+        if b":" not in line and line.isascii() and b"\\" not in line:
+            return False
         folded = line.translate(_FOLD, _SEPARATORS)
         if folded.isascii() and b"\\u" not in folded and not any(n in folded for n in self._needles):
             return False

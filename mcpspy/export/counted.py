@@ -20,9 +20,11 @@ from typing import Any, TypeVar
 
 from opentelemetry.sdk._logs import ReadableLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
+from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult, MetricsData
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+BEST_EFFORT_LOGGERS = ("._log_exporter", ".metric_exporter")
 OS_ERROR = re.compile(r"\[Errno \d+\] [^'\")\]]+")
 Result = TypeVar("Result")
 
@@ -64,8 +66,10 @@ class Tally(logging.Handler):
         self._lock = threading.Lock()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.name.endswith(BEST_EFFORT_LOGGERS):  # the log and metric exporters speak for themselves
+            return
         message = record.getMessage()
-        if "logs batch" in message:  # the (best effort) log exporter's words
+        if "already shutdown" in message:  # our own abort at exit (otlp_live), not the collector's doing
             return
         if errno := OS_ERROR.search(message):  # "[Errno 111] Connection refused": the cause, said plainly
             self.reason = errno.group()
@@ -125,4 +129,32 @@ class CountedLogExporter(LogRecordExporter):
         self.inner.shutdown()
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+class CountedMetricExporter(MetricExporter):
+    """Counts exports (not points): the metrics are best effort, as the log records are."""
+
+    def __init__(self, inner: Any, tally: Tally, deadline: Deadline) -> None:
+        # the reader asks the exporter for its temporality (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE)
+        super().__init__(inner._preferred_temporality, inner._preferred_aggregation)
+        self.inner = inner
+        self.tally = tally
+        self.deadline = deadline
+
+    def export(
+        self, metrics_data: MetricsData, timeout_millis: float = 10_000, **kwargs: Any
+    ) -> MetricExportResult:
+        if self.tally.given_up():
+            self.tally.count(failed=1)
+            return MetricExportResult.FAILURE
+        result = self.deadline.run(lambda: self.inner.export(metrics_data)) or MetricExportResult.FAILURE
+        ok = result is MetricExportResult.SUCCESS
+        self.tally.count(sent=1 if ok else 0, failed=0 if ok else 1)
+        return result
+
+    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: float = 10_000) -> bool:
         return True

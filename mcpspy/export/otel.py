@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 from typing import Any
 from urllib.parse import urlsplit
 
 EXTRA_HINT = "the OTLP export needs the otel extra: pip install 'mcpspy[otel]'"
-SIGNAL_PATHS = {"traces": "/v1/traces", "logs": "/v1/logs"}
+SIGNAL_PATHS = {"traces": "/v1/traces", "logs": "/v1/logs", "metrics": "/v1/metrics"}
 #: Bytes of a collector's answer read: an OTLP answer is a few bytes (a partial-success note at
 #: most); past it the connection is closed, so a collector that floods costs this much, not its body.
 ANSWER_LIMIT = 1 << 20
@@ -96,6 +97,14 @@ def signal_url(endpoint: str | None, signal: str) -> str | None:
             base = base[: -len(path)]
             break
     return base + SIGNAL_PATHS[signal]
+
+
+def signal_wanted(signal: str) -> bool:
+    """False when ``OTEL_LOGS_EXPORTER`` / ``OTEL_METRICS_EXPORTER`` is ``none``, as the SDKs read them.
+
+    For a backend that takes traces only (Jaeger, Langfuse): the other signals are then not sent.
+    """
+    return os.environ.get(f"OTEL_{signal.upper()}_EXPORTER", "").strip().lower() != "none"
 
 
 def check_endpoint(endpoint: str | None) -> str | None:

@@ -1,16 +1,18 @@
 """`mcpspy report --format otlp` and `--otlp-endpoint`: a finished session as OTLP traces and logs.
 
 ``--format otlp`` prints OTLP/JSON as JSON Lines: one
-``ExportTraceServiceRequest`` line (``{"resourceSpans": ...}``), then one
+``ExportTraceServiceRequest`` line (``{"resourceSpans": ...}``), one
 ``ExportLogsServiceRequest`` line (``{"resourceLogs": ...}``) when the
-session had stray or stderr lines: the form the OpenTelemetry Collector's
+session had stray or stderr lines, then one ``ExportMetricsServiceRequest``
+line (``{"resourceMetrics": ...}``): the form the OpenTelemetry Collector's
 ``otlpjsonfile`` receiver reads and its ``file`` exporter writes. Ids are
 hex and enums integers, as the OTLP/JSON encoding requires.
 ``--otlp-endpoint URL`` sends the same over OTLP/HTTP (protobuf) to a collector; the log
-records best effort (Jaeger and Langfuse take traces only).
+records and metrics best effort (Jaeger and Langfuse take traces only).
 
-The spans are made by the SDK from the one replay (spans.py says what
-they hold) and encoded by the OTLP exporter's own encoders.
+The spans and metrics are made by the SDK from the one replay (spans.py and
+metrics.py say what they hold) and encoded by the OTLP exporter's own encoders;
+the metrics' points are timed as the session was (metrics.restamped).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
+from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url, signal_wanted
 from mcpspy.model.exchanges import reply_or_end, server_info
 from mcpspy.model.summary import Summary
 
@@ -35,13 +37,18 @@ SEND_DEADLINE = SEND_TIMEOUT + 1.0  # ... and whatever the collector does (count
 ID_FIELDS = frozenset({"traceId", "spanId", "parentSpanId"})
 
 
-def trace_session(summary: Summary, span_processor: Any, log_processor: Any) -> SessionTracer:
-    """Replay's analysis -> spans and log records, handed to the processors."""
+def trace_session(
+    summary: Summary, span_processor: Any, log_processor: Any, metric_reader: Any = None
+) -> SessionTracer:
+    """Replay's analysis -> spans, log records and metrics, handed to the processors and the reader."""
+    from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer, resource_for
 
     analyzer = summary.analyzer
     header = summary.capture.header
-    tracer = SessionTracer(header, resource_for(header, server_info(analyzer)), span_processor, log_processor)
+    resource = resource_for(header, server_info(analyzer))
+    metrics = SessionMetrics(resource, metric_reader) if metric_reader is not None else None
+    tracer = SessionTracer(header, resource, span_processor, log_processor, metrics)
     end_t = summary.duration or 0.0
     times = {m.seq: m.t for m in analyzer.messages}
     times.update((event.seq, event.t) for event in analyzer.lifecycle)
@@ -65,16 +72,23 @@ def trace_session(summary: Summary, span_processor: Any, log_processor: Any) -> 
     return tracer
 
 
-def collect(summary: Summary) -> tuple[list[Any], list[Any]]:
-    """The session's spans and log records, made in memory."""
+def collect(summary: Summary) -> tuple[list[Any], list[Any], Any]:
+    """The session's spans, log records and metrics (``MetricsData``), made in memory."""
     require_sdk()
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+    from mcpspy.export.metrics import restamped
+
     spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
-    trace_session(summary, SimpleSpanProcessor(spans), SimpleLogRecordProcessor(logs))
-    return list(spans.get_finished_spans()), list(logs.get_finished_logs())
+    reader = InMemoryMetricReader()
+    tracer = trace_session(summary, SimpleSpanProcessor(spans), SimpleLogRecordProcessor(logs), reader)
+    metrics = reader.get_metrics_data()
+    end_ns = tracer.ns(summary.duration or 0.0)
+    metrics = restamped(metrics, tracer.started_ns, end_ns) if metrics is not None else None
+    return list(spans.get_finished_spans()), list(logs.get_finished_logs()), metrics
 
 
 def hex_ids(value: Any) -> Any:
@@ -89,19 +103,20 @@ def hex_ids(value: Any) -> Any:
     return value
 
 
-def otlp_json(spans: list[Any], logs: list[Any]) -> str:
+def otlp_json(spans: list[Any], logs: list[Any], metrics: Any = None) -> str:
     from google.protobuf.json_format import MessageToDict  # type: ignore[import-untyped]
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
     requests = [encode_spans(spans)] + ([encode_logs(logs)] if logs else [])
+    requests += [encode_metrics(metrics)] if metrics is not None else []
     lines = [orjson.dumps(hex_ids(MessageToDict(r, use_integers_for_enums=True))) for r in requests]
     return b"\n".join(lines).decode() + "\n"
 
 
 def render_otlp(summary: Summary) -> str:
-    spans, logs = collect(summary)
-    return otlp_json(spans, logs)
+    return otlp_json(*collect(summary))
 
 
 class _Reasons(logging.Handler):
@@ -123,8 +138,9 @@ def send_report(summary: Summary, endpoint: str) -> str | None:
     """
     if (problem := check_endpoint(endpoint)) is not None:
         return problem
-    spans, logs = collect(summary)
+    spans, logs, metrics = collect(summary)
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
 
@@ -146,11 +162,17 @@ def send_report(summary: Summary, endpoint: str) -> str | None:
             )
         if result is not SpanExportResult.SUCCESS:
             return f"OTLP export of {len(spans)} spans to {target} failed: {last_reason(reasons)}"
-        if logs:  # best effort: Jaeger and Langfuse take traces only, and refuse logs
+        # best effort: Jaeger and Langfuse take traces only, and refuse the rest
+        if logs and signal_wanted("logs"):
             log_exporter = OTLPLogExporter(
                 endpoint=signal_url(endpoint, "logs"), timeout=SEND_TIMEOUT, session=bounded_session()
             )
             deadline.run(lambda: log_exporter.export(logs))
+        if metrics is not None and signal_wanted("metrics"):
+            metric_exporter = OTLPMetricExporter(
+                endpoint=signal_url(endpoint, "metrics"), timeout=SEND_TIMEOUT, session=bounded_session()
+            )
+            deadline.run(lambda: metric_exporter.export(metrics))
     finally:
         exporter_log.removeHandler(reasons)
     return None

@@ -10,8 +10,10 @@ OTLP/HTTP from their threads.
 When the collector is down or slow, or the queue is full, records and spans
 are dropped and counted (the analysis judges no pairing across records it
 missed), and ``close()`` says so in one warning line (the exporter's own log
-lines are kept off stderr). Log records (stray and stderr lines) are best
-effort and not warned about: Jaeger and Langfuse take traces only.
+lines are kept off stderr). Log records (stray and stderr lines) and metrics
+(metrics.py: exported every ``OTEL_METRIC_EXPORT_INTERVAL``, 60 s, and at
+close) are best effort and not warned about: Jaeger and Langfuse take traces
+only (``OTEL_LOGS_EXPORTER=none`` / ``OTEL_METRICS_EXPORTER=none`` leave them out).
 ``close(timeout)`` gives the collector up to ``timeout`` to take the last
 spans, none when it has already failed, then returns.
 """
@@ -36,12 +38,13 @@ from mcpspy.analysis.model import (
     MessageSeen,
 )
 from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
-from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url
+from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url, signal_wanted
 from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
 from mcpspy.replay_policy import Replay
 
 if TYPE_CHECKING:
-    from mcpspy.export.counted import Tally
+    from mcpspy.export.counted import CountedMetricExporter, Tally
+    from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer
 
 MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past which batches are dropped
@@ -72,38 +75,62 @@ def batch_size(batch: Batch) -> tuple[int, int]:
 class OtlpSink:
     """Queue on the caller's thread; replay and export on others. Never raises into the proxy."""
 
-    def __init__(self, header: Header, endpoint: str | None, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, header: Header, endpoint: str | None, warn: Callable[[str], None], join: bool = False
+    ) -> None:
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        from mcpspy.export.counted import CountedLogExporter, CountedSpanExporter, Deadline, Tally
+        from mcpspy.export.counted import (
+            CountedLogExporter,
+            CountedMetricExporter,
+            CountedSpanExporter,
+            Deadline,
+            Tally,
+        )
 
         self.header = header
+        self.join = join
         self._warn = warn
         self.replay = Replay()
         self.tally: Tally = Tally()  # spans
         self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
+        self.metric_tally: Tally = Tally()  # metric exports: best effort too
         logging.getLogger("opentelemetry.exporter").addHandler(self.tally)
         spans = OTLPSpanExporter(
             endpoint=signal_url(endpoint, "traces"), timeout=EXPORT_TIMEOUT, session=bounded_session()
         )
-        logs = OTLPLogExporter(
-            endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT, session=bounded_session()
-        )
         self.target = str(getattr(spans, "_endpoint", endpoint or "the collector"))
-        self._exporters = (spans, logs)
+        self._exporters: list[Any] = [spans]
         self.span_processor = BatchSpanProcessor(
             CountedSpanExporter(spans, self.tally, Deadline(EXPORT_DEADLINE)),
             max_queue_size=SPAN_QUEUE,
             schedule_delay_millis=500,
         )
-        self.log_processor = BatchLogRecordProcessor(
-            CountedLogExporter(logs, self.log_tally, Deadline(EXPORT_DEADLINE)),
-            max_queue_size=SPAN_QUEUE,
-            schedule_delay_millis=500,
-        )
+        self.log_processor: BatchLogRecordProcessor | None = None
+        if signal_wanted("logs"):
+            logs = OTLPLogExporter(
+                endpoint=signal_url(endpoint, "logs"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+            )
+            self._exporters.append(logs)
+            self.log_processor = BatchLogRecordProcessor(
+                CountedLogExporter(logs, self.log_tally, Deadline(EXPORT_DEADLINE)),
+                max_queue_size=SPAN_QUEUE,
+                schedule_delay_millis=500,
+            )
+        self.metric_exporter: CountedMetricExporter | None = None
+        if signal_wanted("metrics"):
+            metrics = OTLPMetricExporter(
+                endpoint=signal_url(endpoint, "metrics"), timeout=EXPORT_TIMEOUT, session=bounded_session()
+            )
+            self._exporters.append(metrics)
+            self.metric_exporter = CountedMetricExporter(
+                metrics, self.metric_tally, Deadline(EXPORT_DEADLINE)
+            )
+        self.metrics: SessionMetrics | None = None
         self.tracer: SessionTracer | None = None
         self.dropped_records = 0
         self._info: dict[str, Any] = {}
@@ -231,10 +258,17 @@ class OtlpSink:
     def _tracer(self) -> SessionTracer:
         """Made at the first span, when the server has usually said its name (serverInfo)."""
         if self.tracer is None:
+            from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+
+            from mcpspy.export.metrics import SessionMetrics
             from mcpspy.export.spans import SessionTracer, resource_for
 
             resource = resource_for(self.header, self._info)
-            self.tracer = SessionTracer(self.header, resource, self.span_processor, self.log_processor)
+            if self.metric_exporter is not None:  # every OTEL_METRIC_EXPORT_INTERVAL (60 s), and at close
+                self.metrics = SessionMetrics(resource, PeriodicExportingMetricReader(self.metric_exporter))
+            self.tracer = SessionTracer(
+                self.header, resource, self.span_processor, self.log_processor, self.metrics, self.join
+            )
             for message in self._held_messages:
                 self.tracer.stray_text(message)
             for finding in self._held_findings:
@@ -262,7 +296,7 @@ class OtlpSink:
             self._ready.notify()
         self._thread.join(timeout / 2)
         self.tally.give_up_at = time.monotonic() if self.tally.failed else deadline
-        self.log_tally.give_up_at = self.tally.give_up_at
+        self.log_tally.give_up_at = self.metric_tally.give_up_at = self.tally.give_up_at
         flush = threading.Thread(target=self._shut_down, name="mcpspy-otlp-flush", daemon=True)
         flush.start()
         flush.join(max(0.0, deadline - time.monotonic()))
@@ -276,14 +310,17 @@ class OtlpSink:
     def _shut_down(self) -> None:
         try:
             self.span_processor.shutdown()  # type: ignore[no-untyped-call]
-            self.log_processor.shutdown()  # type: ignore[no-untyped-call]
+            if self.log_processor is not None:
+                self.log_processor.shutdown()  # type: ignore[no-untyped-call]
+            if self.metrics is not None and not self.tally.failed:  # a failing collector gets no more
+                self.metrics.provider.shutdown()  # the last collection, exported
         except Exception:
             pass  # counted: what was not sent shows in the figures
 
     def _abort_exports(self) -> None:
         for exporter in self._exporters:
             try:
-                exporter.shutdown()  # type: ignore[no-untyped-call]  # wakes an exporter waiting to retry
+                exporter.shutdown()  # wakes an exporter waiting to retry
             except Exception:
                 pass
 
@@ -295,8 +332,10 @@ class OtlpSink:
             "spans": made,
             "sent": self.tally.sent,
             "not_sent": max(0, made - self.tally.sent),
+            "joined": 0 if tracer is None else tracer.joined,
             "log_records": logs,
             "log_records_sent": self.log_tally.sent,
+            "metric_exports_sent": self.metric_tally.sent,
             "records_dropped": self.dropped_records,
         }
 
@@ -313,16 +352,19 @@ class OtlpSink:
             self._warn(f"mcpspy: OTLP export to {self.target}: {'; '.join(lost)}{reason}")
 
 
-def open_otlp_sink(endpoint: str | None, header: Header, warn: Callable[[str], None]) -> OtlpSink | None:
+def open_otlp_sink(
+    endpoint: str | None, header: Header, warn: Callable[[str], None], join: bool = False
+) -> OtlpSink | None:
     """The live sink, or None (and one warning) when the extra is missing or the URL is unusable.
 
     ``endpoint`` None or "": ``OTEL_EXPORTER_OTLP_ENDPOINT`` (else http://localhost:4318), as the SDK does.
+    ``join``: ``--otlp-join`` (spans.py).
     """
     problem = check_endpoint(endpoint)
     if problem is None:
         try:
             require_sdk()
-            return OtlpSink(header, endpoint, warn)
+            return OtlpSink(header, endpoint, warn, join)
         except ImportError as exc:
             problem = str(exc)
     warn(f"mcpspy: --otlp-endpoint: {problem}; forwarding without it")

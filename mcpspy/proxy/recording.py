@@ -77,7 +77,7 @@ class Recording:
         self._next_ticket = 0
         self._lock = threading.Lock()  # the recorder and the buffer
         self._recorder = Recorder()
-        self._released = 0  # the recorder's released bytes already charged to the buffer
+        self._released = 0  # the bytes that left the recorder's splitters, already charged to the buffer
         self._buffer = Admission(limit)
         self._wake = threading.Condition(self._lock)
         self._idle = False  # the writer sleeps on ``_wake``
@@ -136,10 +136,11 @@ class Recording:
         if not due:
             return
         encoded = self.capture.encode_ahead(due)
-        cost = recorder.released - self._released + RECORD_COST * len(due) + encoded
-        self._released = recorder.released
+        released = recorder.released - recorder.held  # what left the splitters: lines and parts
+        cost = released - self._released + RECORD_COST * len(due) + encoded
+        self._released = released
         buffer = self._buffer
-        buffer.admit(due, cost)
+        buffer.admit(due, cost, recorder.held)
         if self._idle or buffer.queued > WAKE_EARLY:  # a heavy stream does not wait out the coalescing
             self._wake.notify()
 

@@ -41,6 +41,7 @@ class ProxyConfig:
     redaction: RedactionPolicy = DEFAULT_POLICY
     retention: RetentionPolicy = DEFAULT
     otlp_endpoint: str | None = None  # "": from OTEL_EXPORTER_OTLP_ENDPOINT
+    otlp_join: bool = False  # --otlp-join: a traced request's exchange joins its caller's span
     inject: tuple[Spec, ...] = ()  # --inject / --scenario: the faults to make (inject/)
     seed: int = 0  # --seed: what ~P draws from
 
@@ -120,6 +121,7 @@ def _start_sinks(config: ProxyConfig, stderr: SharedStderr) -> SinkProcess | Non
 
         if (problem := usable_endpoint(config.otlp_endpoint)) is None:
             options += ["--otlp-endpoint", config.otlp_endpoint]
+            options += ["--otlp-join"] if config.otlp_join else []
         else:
             stderr.warn(f"mcpspy: --otlp-endpoint: {problem}; forwarding without it")
     if not {"--log-voice", "--log-fd", "--otlp-endpoint"} & set(options):

@@ -1,6 +1,7 @@
 """The sink process: ``--log`` and the live OTLP export, in a child of the proxy (``proxy.sink_process``).
 
-    python -m mcpspy.proxy.sink_child [--log-fd FD | --log-voice] [--otlp-endpoint URL] [--verbose]
+    python -m mcpspy.proxy.sink_child [--log-fd FD | --log-voice] [--otlp-endpoint URL [--otlp-join]]
+        [--verbose]
 
 Its stdin is the proxy's feed: the capture's bytes as the proxy stored them,
 header first, read as a live view reads a capture (``CaptureReader``), with a
@@ -86,10 +87,10 @@ def log_sink(fd: int, to_voice: bool) -> Sink:
     return Sink("--log", thread, thread.skip, lambda timeout: thread.close(timeout))
 
 
-def otlp_sink(endpoint: str, header: Header, verbose: bool) -> Sink | None:
+def otlp_sink(endpoint: str, header: Header, verbose: bool, join: bool = False) -> Sink | None:
     from mcpspy.export.otlp_live import open_otlp_sink
 
-    otlp = open_otlp_sink(endpoint, header, say)
+    otlp = open_otlp_sink(endpoint, header, say, join)
     if otlp is None:
         return None
 
@@ -138,7 +139,7 @@ class Feeder:
         records = self.reader.feed(chunk)
         header, endpoint = self.reader.header, self.args.otlp_endpoint
         if not had_header and header is not None and endpoint is not None:
-            otlp = otlp_sink(endpoint, header, self.args.verbose)
+            otlp = otlp_sink(endpoint, header, self.args.verbose, self.args.otlp_join)
             self.sinks += [otlp] if otlp is not None else []
         run: list[Record] = []
         for record in records:
@@ -197,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log-fd", type=int)
     parser.add_argument("--log-voice", action="store_true")
     parser.add_argument("--otlp-endpoint")
+    parser.add_argument("--otlp-join", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from mcpspy.analysis.model import Severity
@@ -36,6 +36,12 @@ FORMATS: dict[str, Callable[[Summary], str]] = {
     "har": imported("mcpspy.report.har", "render_har"),
     "otlp": imported("mcpspy.export.otlp", "render_otlp"),  # the OpenTelemetry SDK's own encoders
 }
+#: The forms written as they are made, a piece at a time: a big session's page is never whole in memory.
+PIECES: dict[str, Callable[[Summary], Iterable[str]]] = {
+    "html": imported("mcpspy.report.html", "html_pieces"),
+    "har": imported("mcpspy.report.har", "har_pieces"),
+}
+WRITE_SIZE = 1 << 20  # pieces are gathered into writes of about this many bytes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,16 +96,16 @@ def run(args: argparse.Namespace) -> int:
 
         mark_restarts(summary)
     try:
-        text = FORMATS[args.format](summary)
+        pieces = PIECES[args.format](summary) if args.format in PIECES else [FORMATS[args.format](summary)]
         if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:
             return fail(PROG, problem)
     except ImportError as exc:  # an optional extra that is not installed (otel): its one line
         return fail(PROG, str(exc))
     if args.out is None:
-        print_out(text)
+        print_out(pieces)
     else:
-        try:
-            write_output(Path(args.out).expanduser(), text.encode("utf-8"))  # 0600, never via a symlink
+        try:  # 0600, never via a symlink; a page cut short by an error is never left in its place
+            write_output(Path(args.out).expanduser(), encoded(pieces))
         except OSError as exc:
             return fail(PROG, f"{args.out}: {exc.strerror or exc}")
     threshold = FAIL_ON[args.fail_on]
@@ -113,6 +119,21 @@ def send_otlp(summary: Summary, endpoint: str) -> str | None:
     return send_report(summary, endpoint)
 
 
-def print_out(text: str) -> None:
-    sys.stdout.write(text)
+def encoded(pieces: Iterable[str]) -> Iterator[bytes]:
+    """UTF-8, gathered into writes of about ``WRITE_SIZE``."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= WRITE_SIZE:
+            yield "".join(held).encode("utf-8")
+            held, size = [], 0
+    if held:
+        yield "".join(held).encode("utf-8")
+
+
+def print_out(pieces: Iterable[str]) -> None:
+    for piece in pieces:
+        sys.stdout.write(piece)
     sys.stdout.flush()  # a reader gone away (`| head`) raises here: cli.main ends quietly

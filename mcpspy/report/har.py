@@ -19,11 +19,14 @@ of requests with bodies, status and timing; an MCP exchange maps onto one entry:
   ``log._mcpspy`` (the session, and the findings as ``report --json`` gives them).
 
 One page per session; entries are in send order, which is start-time order.
+The text is made an entry at a time (``har_pieces``) and written as it is
+made: no whole document is held in memory.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
@@ -158,17 +161,18 @@ def entry(
     }
 
 
-def har_object(summary: Summary) -> dict[str, Any]:
+ENTRIES_AT = '"entries": "@ENTRIES@"'  # where the entries go in the page's indented text
+ENTRY_INDENT = " " * 6  # an entry's depth in ``{"log": {"entries": [...]}}`` at 2 spaces a level
+
+
+def log_object(summary: Summary, entries: Any) -> dict[str, Any]:
+    """The HAR page with ``entries`` as given (a list, or a placeholder the entries are written at)."""
     header = summary.capture.header
     started = parse_started(header.started)
-    end_t = summary.duration or 0.0
     report = report_object(summary)
-    server = server_info(summary.analyzer).get("name") or header.name  # as OTLP's service.name
-    exchanges = summary.analyzer.exchanges
-    shown = ShownOnce()
     comment = f"MCP stdio session {header.session}, recorded by mcpspy {header.mcpspy}"
-    if len(exchanges) > MAX_ROWS:
-        comment += f"; {rows_left_out(len(exchanges))}"
+    if len(summary.analyzer.exchanges) > MAX_ROWS:
+        comment += f"; {rows_left_out(len(summary.analyzer.exchanges))}"
     return {
         "log": {
             "version": HAR_VERSION,
@@ -181,15 +185,44 @@ def har_object(summary: Summary) -> dict[str, Any]:
                     "pageTimings": {"onContentLoad": -1, "onLoad": -1},
                 }
             ],
-            "entries": [
-                entry(summary, ex, server, header.session, started, end_t, shown)
-                for ex in itertools.islice(exchanges, MAX_ROWS)
-            ],
+            "entries": entries,
             "comment": comment,
             "_mcpspy": {"session": report["session"], "era": report["era"], "findings": report["findings"]},
         }
     }
 
 
+def entries_of(summary: Summary) -> Iterator[dict[str, Any]]:
+    """The page's entries, one exchange at a time, up to ``MAX_ROWS``."""
+    header = summary.capture.header
+    started = parse_started(header.started)
+    end_t = summary.duration or 0.0
+    server = server_info(summary.analyzer).get("name") or header.name  # as OTLP's service.name
+    shown = ShownOnce()
+    for ex in itertools.islice(summary.analyzer.exchanges, MAX_ROWS):
+        yield entry(summary, ex, server, header.session, started, end_t, shown)
+
+
+def har_object(summary: Summary) -> dict[str, Any]:
+    return log_object(summary, list(entries_of(summary)))
+
+
+def har_pieces(summary: Summary) -> Iterator[str]:
+    """The HAR text in pieces, an entry at a time (``report --format har``); as ``render_har`` indents it.
+
+    The page is dumped with a placeholder where the entries go, and each entry is dumped alone and
+    indented to its depth: JSON strings hold no raw newline, so re-indenting by lines is exact.
+    """
+    page = orjson.dumps(log_object(summary, "@ENTRIES@"), option=orjson.OPT_INDENT_2).decode()
+    before, after = page.split(ENTRIES_AT, 1)
+    yield before + '"entries": ['
+    first = True
+    for item in entries_of(summary):
+        lines = orjson.dumps(item, option=orjson.OPT_INDENT_2).decode().split("\n")
+        yield ("\n" if first else ",\n") + "\n".join(ENTRY_INDENT + line for line in lines)
+        first = False
+    yield ("]" if first else "\n    ]") + after + "\n"
+
+
 def render_har(summary: Summary) -> str:
-    return orjson.dumps(har_object(summary), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return "".join(har_pieces(summary))

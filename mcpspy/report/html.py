@@ -14,7 +14,9 @@ html_assets.py).
 Big captures: each message body sits in a closed ``<details>``, which the
 browser parses but does not lay out until it is opened, so a 10,000-message
 report opens in about a second (benchmarks/html_open.py measures it in
-Chromium); the filter box hides rows by words rendered beside them.
+Chromium); the filter box hides rows by words rendered beside them. The page
+is made a row at a time (``html_pieces``) and written as it is made: no
+whole page is held in memory.
 """
 
 from __future__ import annotations
@@ -273,19 +275,19 @@ def tables_html(summary: Summary) -> str:
     )
 
 
-def findings_html(summary: Summary) -> str:
-    parts = [f'<h2 id="findings">Findings ({len(summary.findings)})</h2>']
+def findings_html(summary: Summary) -> Iterator[str]:
+    """The findings by severity, a line at a time (a big session can have many)."""
+    yield f'<h2 id="findings">Findings ({len(summary.findings)})</h2>'
     if not summary.findings:
-        parts.append("<p>None: nothing in this session breaks the protocol.</p>")
+        yield "<p>None: nothing in this session breaks the protocol.</p>"
     for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO):
         found = [f for f in summary.findings if f.severity is severity]
         if found:
-            parts.append(
-                f'<h3 class="sev-{severity.label}">{severity.label} ({len(found)})</h3><div class="findings">'
-            )
-            parts += [finding_line(f, line=summary.line_of.get(f.seq)) for f in found]
-            parts.append("</div>")
-    return "".join(parts) + injected_html(summary)
+            label = severity.label
+            yield f'<h3 class="sev-{label}">{label} ({len(found)})</h3><div class="findings">'
+            yield from (finding_line(f, line=summary.line_of.get(f.seq)) for f in found)
+            yield "</div>"
+    yield injected_html(summary)
 
 
 def injected_html(summary: Summary) -> str:
@@ -319,21 +321,31 @@ def injected_html(summary: Summary) -> str:
     return "".join(parts)
 
 
-def render_html(summary: Summary) -> str:
+def html_pieces(summary: Summary) -> Iterator[str]:
+    """The page in pieces, in order, to be written as they come (``report --format html``)."""
     name = text(summary.capture.header.name)
-    rows = "".join(transcript(summary))
-    return (
+    yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">'
         '<meta name="referrer" content="no-referrer">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>mcpspy report: {name}</title><style>{STYLE}</style></head>\n<body>"
-        f"<header>{header_html(summary)}</header>{tables_html(summary)}{findings_html(summary)}"
+        f"<header>{header_html(summary)}</header>{tables_html(summary)}"
+    )
+    yield from findings_html(summary)
+    yield (
         '<h2 id="messages">Messages in order</h2>'
         '<div id="bar"><input id="q" type="search" placeholder="filter: method, id, state, finding id, text" '
         'aria-label="filter"><label><input id="flagged" type="checkbox"> flagged only</label>'
         '<button id="expand" type="button">expand all</button>'
         '<button id="collapse" type="button">collapse all</button>'
         '<output id="shown"></output></div>\n'
-        f'<main id="rows">\n{rows}</main><script>{SCRIPT}</script></body></html>\n'
+        '<main id="rows">\n'
     )
+    yield from transcript(summary)
+    yield f"</main><script>{SCRIPT}</script></body></html>\n"
+
+
+def render_html(summary: Summary) -> str:
+    """The whole page as one string (the TUI's export, tests); ``report`` writes ``html_pieces``."""
+    return "".join(html_pieces(summary))

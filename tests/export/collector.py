@@ -1,7 +1,7 @@
 """A real OTLP/HTTP receiver for tests: http.server on a thread, decoding the protobuf bodies.
 
 It answers as a collector does (200 with an empty Export*ServiceResponse) and
-keeps every span and log record it was sent, decoded with opentelemetry-proto.
+keeps every span, log record and metric it was sent, decoded with opentelemetry-proto.
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
+)
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+    ExportMetricsServiceResponse,
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -41,7 +45,9 @@ def attributes(items: Any) -> dict[str, Any]:
 class Received:
     spans: list[Any] = field(default_factory=list)  # (resource attributes, span) pairs
     logs: list[Any] = field(default_factory=list)
+    metrics: list[Any] = field(default_factory=list)  # (resource attributes, Metric) pairs
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     requests: int = 0
 
     def span_dicts(self) -> list[dict[str, Any]]:
@@ -63,14 +69,48 @@ class Received:
             for resource, span in self.spans
         ]
 
+    def histogram_points(self, name: str) -> list[dict[str, Any]]:
+        """Every point of the histogram ``name`` received, plain."""
+        return [
+            {
+                "unit": metric.unit,
+                "temporality": metric.histogram.aggregation_temporality,
+                "attributes": attributes(p.attributes),
+                "count": p.count,
+                "sum": p.sum,
+                "bounds": list(p.explicit_bounds),
+                "buckets": list(p.bucket_counts),
+                "start": p.start_time_unix_nano,
+                "time": p.time_unix_nano,
+                "resource": resource,
+            }
+            for resource, metric in self.metrics
+            if metric.name == name and metric.WhichOneof("data") == "histogram"
+            for p in metric.histogram.data_points
+        ]
+
+    def sum_points(self, name: str) -> list[dict[str, Any]]:
+        return [
+            {
+                "unit": metric.unit,
+                "monotonic": metric.sum.is_monotonic,
+                "attributes": attributes(p.attributes),
+                "value": p.as_int if p.WhichOneof("value") == "as_int" else p.as_double,
+            }
+            for _, metric in self.metrics
+            if metric.name == name and metric.WhichOneof("data") == "sum"
+            for p in metric.sum.data_points
+        ]
+
 
 class Collector(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, paths: tuple[str, ...] = ("/v1/traces", "/v1/logs", "/v1/metrics")) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.received = Received()
         self.lock = threading.Lock()
+        self.paths = paths  # what it takes; anything else is a 404 (Jaeger and Langfuse take traces only)
 
     @property
     def url(self) -> str:
@@ -91,18 +131,26 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             received.requests += 1
             received.headers.append(dict(self.headers))
-            if self.path == "/v1/traces":
+            received.paths.append(self.path)
+            signal = self.path if self.path in self.server.paths else "refused"
+            if signal == "/v1/traces":
                 request = ExportTraceServiceRequest.FromString(body)
                 for rs in request.resource_spans:
                     for ss in rs.scope_spans:
                         received.spans += [(attributes(rs.resource.attributes), s) for s in ss.spans]
                 reply = ExportTraceServiceResponse().SerializeToString()
-            elif self.path == "/v1/logs":
+            elif signal == "/v1/logs":
                 request_logs = ExportLogsServiceRequest.FromString(body)
                 for rl in request_logs.resource_logs:
                     for sl in rl.scope_logs:
                         received.logs += list(sl.log_records)
                 reply = ExportLogsServiceResponse().SerializeToString()
+            elif signal == "/v1/metrics":
+                request_metrics = ExportMetricsServiceRequest.FromString(body)
+                for rm in request_metrics.resource_metrics:
+                    for sm in rm.scope_metrics:
+                        received.metrics += [(attributes(rm.resource.attributes), m) for m in sm.metrics]
+                reply = ExportMetricsServiceResponse().SerializeToString()
             else:
                 self.send_response(404)
                 self.end_headers()
@@ -115,8 +163,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def running_collector() -> Iterator[Collector]:
-    server = Collector()
+def running_collector(paths: tuple[str, ...] | None = None) -> Iterator[Collector]:
+    server = Collector() if paths is None else Collector(paths)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -1,30 +1,29 @@
-"""The live OTLP sink inside the real proxy: the real SDK client and server, a real collector.
-
-Runs once the proxy has its ``--otlp-endpoint`` option (the lead wires the sink into the proxy).
-"""
+"""The live OTLP sink inside the real proxy: the real SDK client and server, a real collector."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from mcpspy.export.metrics import DURATION_BUCKETS
 from mcpspy.replay_policy import open_capture
-from tests.conftest import MCPSPY
-from tests.export.collector import closed_port, running_collector
+from tests.export.collector import attributes, closed_port, running_collector
 from tests.export.test_otlp_live import PY_CLIENT, PY_SERVER
 
-WIRED = "--otlp-endpoint" in subprocess.run([*MCPSPY, "--help"], capture_output=True, text=True).stdout
-pytestmark = pytest.mark.skipif(not WIRED, reason="the proxy has no --otlp-endpoint yet (wired by the lead)")
+TRACED_CLIENT = [sys.executable, str(Path(__file__).parent / "traced_client.py")]
 
 
-def client_through_proxy(tmp_path: Path, endpoint: str) -> tuple[subprocess.CompletedProcess[bytes], Path]:
+def client_through_proxy(
+    tmp_path: Path, endpoint: str, client: list[str] = PY_CLIENT, *options: str
+) -> tuple[subprocess.CompletedProcess[bytes], Path]:
     capture = tmp_path / "live.jsonl"
-    proxy = [sys.executable, "-m", "mcpspy", "--capture", str(capture), "--otlp-endpoint", endpoint, "--"]
+    proxy = [sys.executable, "-m", "mcpspy", "--capture", str(capture), "--otlp-endpoint", endpoint, *options]
     done = subprocess.run(
-        [*PY_CLIENT, "add", '{"a": 2, "b": 3}', "--", *proxy, *PY_SERVER],
+        [*client, "add", '{"a": 2, "b": 3}', "--", *proxy, "--", *PY_SERVER],
         capture_output=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
@@ -35,7 +34,8 @@ def client_through_proxy(tmp_path: Path, endpoint: str) -> tuple[subprocess.Comp
 def test_the_proxy_sends_each_exchange_live(tmp_path: Path) -> None:
     with running_collector() as collector:
         done, capture = client_through_proxy(tmp_path, collector.url)
-        spans = collector.received.span_dicts()
+        received = collector.received
+        spans = received.span_dicts()
     assert done.returncode == 0, done.stderr
     analyzer = open_capture(capture).analyzer
     methods = sorted(
@@ -43,6 +43,66 @@ def test_the_proxy_sends_each_exchange_live(tmp_path: Path) -> None:
     )
     assert methods == sorted(ex.method for ex in analyzer.exchanges)
     assert any(s["name"] == "tools/call add" for s in spans)
+    session = capture_session_id(capture)
+    assert all(s["attributes"]["session.id"] == session for s in spans)  # Langfuse groups by it
+    assert all(s["attributes"]["mcpspy.session.id"] == session for s in spans)
+    # the metrics, from the same session: one duration per exchange the client sent
+    points = received.histogram_points("mcp.client.operation.duration")
+    assert sum(p["count"] for p in points) == len(analyzer.exchanges) > 0
+    assert all(p["unit"] == "s" and p["bounds"] == list(DURATION_BUCKETS) for p in points)
+    assert all(len(p["buckets"]) == len(DURATION_BUCKETS) + 1 for p in points)
+    call = [p for p in points if p["attributes"].get("gen_ai.tool.name") == "add"]
+    assert len(call) == 1 and call[0]["count"] == 1
+    assert call[0]["attributes"] == {
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "add",
+        "gen_ai.operation.name": "execute_tool",
+        "mcp.protocol.version": analyzer.protocol_version,
+        "network.transport": "pipe",
+    }
+    span = next(s for s in spans if s["name"] == "tools/call add")
+    assert call[0]["sum"] == pytest.approx((span["end"] - span["start"]) / 1e9)  # the span's own duration
+    assert received.histogram_points("mcp.server.operation.duration") == []  # the server asked nothing
+    assert [p["count"] for p in received.histogram_points("mcp.client.session.duration")] == [1]
+    counted = {
+        p["attributes"]["mcpspy.rule.id"]: p["value"] for p in received.sum_points("mcpspy.finding.count")
+    }
+    assert counted == dict(Counter(f.id for f in analyzer.findings))
+
+
+def capture_session_id(capture: Path) -> str:
+    return str(open_capture(capture).capture.header.session)
+
+
+def test_join_puts_mcpspy_on_the_clients_own_spans(tmp_path: Path) -> None:
+    """The SDK client traces its calls and names its span in _meta; mcpspy adds to it, with no span of its own."""
+    with running_collector() as collector:
+        done, capture = client_through_proxy(
+            tmp_path, collector.url, [*TRACED_CLIENT, collector.url], "--otlp-join"
+        )
+        received = collector.received
+        spans = received.span_dicts()
+    assert done.returncode == 0, done.stderr
+    client_spans = {s["span_id"]: s for s in spans if s["resource"]["service.name"] == "traced-client"}
+    ours = [s for s in spans if s["resource"]["service.name"] != "traced-client"]
+    call = next(s for s in client_spans.values() if s["attributes"].get("mcp.method.name") == "tools/call")
+    assert [s["name"] for s in ours] == ["mcpspy session"]  # every request was traced: all joined
+    events = [log for log in received.logs if log.event_name == "mcpspy.exchange"]
+    analyzer = open_capture(capture).analyzer
+    assert len(events) == len(analyzer.exchanges)
+    for event in events:  # each on its request's own client span
+        span = client_spans[event.span_id.hex()]
+        assert event.trace_id.hex() == span["trace_id"]
+        assert attributes(event.attributes)["mcp.method.name"] == span["attributes"]["mcp.method.name"]
+    on_call = next(e for e in events if e.span_id.hex() == call["span_id"])
+    a = attributes(on_call.attributes)
+    assert a["gen_ai.tool.name"] == "add" and a["session.id"] == capture_session_id(capture)
+    assert a["mcpspy.exchange.duration"] > 0
+    # metrics do not depend on spans: the call is measured all the same
+    assert any(
+        p["attributes"].get("gen_ai.tool.name") == "add"
+        for p in received.histogram_points("mcp.client.operation.duration")
+    )
 
 
 def test_a_dead_collector_costs_the_client_nothing_but_one_line(tmp_path: Path) -> None:
@@ -51,3 +111,16 @@ def test_a_dead_collector_costs_the_client_nothing_but_one_line(tmp_path: Path) 
     assert done.stdout.splitlines()[0] == b'["add"]'  # the client got its answers
     ours = [line for line in done.stderr.decode().splitlines() if line.startswith("mcpspy:")]
     assert len(ours) == 1 and "spans not sent" in ours[0] and "Connection refused" in ours[0], ours
+
+
+def test_a_traces_only_collector_costs_no_warning(tmp_path: Path) -> None:
+    """Jaeger and Langfuse answer 404 to logs and metrics: best effort, so the spans' export is all that is told."""
+    with running_collector(paths=("/v1/traces",)) as collector:
+        done, capture = client_through_proxy(tmp_path, collector.url)
+        received = collector.received
+    assert done.returncode == 0, done.stderr
+    assert "/v1/metrics" in received.paths  # tried, refused
+    assert (
+        len(received.span_dicts()) == len(open_capture(capture).analyzer.exchanges) + 1
+    )  # and the session's
+    assert [line for line in done.stderr.decode().splitlines() if line.startswith("mcpspy:")] == []

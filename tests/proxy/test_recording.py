@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,6 +31,7 @@ from mcpspy.proxy import recording as recording_module
 from mcpspy.proxy.log import LogSink
 from mcpspy.proxy.recording import Recording
 from mcpspy.proxy.sink_thread import SinkThread
+from mcpspy.wire.splitter import PART_AT
 from tests.conftest import replay
 
 HEADER = Header("1.0", "s", "2026-12-03T00:00:00.000Z", ("srv",), "srv", "/", "0", 1)
@@ -400,3 +402,36 @@ def test_a_log_still_behind_at_the_deadline_says_what_it_leaves() -> None:
     sink.close(timeout=0.5)
     assert said and len(seen) + said[-1] == 60 and seen == list(range(1, len(seen) + 1))
     assert sink.skipped_total == said[-1]
+
+
+def test_two_streams_letting_go_of_long_lines_at_once_fit_while_the_writer_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long line echoed: each stream holds 16 MiB (PART_AT), then lets it go as parts, both at once.
+
+    The bound counts what the splitters hold, so letting it go costs no room: with the writer held
+    up, both lines still get in whole, where a buffer counted beside the holds dropped them."""
+    path = tmp_path / "c.jsonl"
+    recording = open_recording(path)
+    started, release = hold_first_write(recording, monkeypatch)
+    hand_in(recording, Stream.C2S, b"first\n")
+    assert started.wait(10)
+    piece = b"x" * 65536
+    count = (PART_AT + (1 << 20)) // len(piece)
+    for _ in range(count):
+        hand_in(recording, Stream.C2S, piece)
+        hand_in(recording, Stream.S2C, piece)
+    hand_in(recording, Stream.C2S, b"\n")
+    hand_in(recording, Stream.S2C, b"\n")
+    release.set()
+    recording.finish(0)
+    assert gaps(path) == []
+    stored: dict[str, list[bytes]] = {"c2s": [], "s2c": []}
+    for raw in path.read_bytes().splitlines()[1:]:
+        record = orjson.loads(raw)
+        if record.get("stream") in stored and record.get("text") != "first":
+            stored[record["stream"]].append(record["text"].encode())
+    assert {stream: b"".join(pieces) for stream, pieces in stored.items()} == {
+        "c2s": piece * count,
+        "s2c": piece * count,
+    }

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import params_of, result_of
+from mcpspy.analysis.message_fields import result_of
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -59,7 +59,7 @@ class Capabilities:
         self.client: dict[str, Any] | None = None
 
     def learn_client(self, initialize: Message) -> None:
-        capabilities = params_of(initialize).get("capabilities")
+        capabilities = initialize.params.get("capabilities")
         if isinstance(capabilities, dict):
             self.client = capabilities
 

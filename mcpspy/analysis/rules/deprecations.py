@@ -15,8 +15,6 @@ from mcpspy.analysis.message_fields import (
     META_CAPABILITIES,
     error_code_of,
     error_of,
-    meta_in,
-    params_of,
     result_of,
     result_type_of,
 )
@@ -95,7 +93,7 @@ class Deprecations:
         instead = REMOVED_REQUESTS.get(message.method or "")
         if instead is not None:
             self._removed(message, instead)
-        meta = meta_in(params_of(message))
+        meta = message.meta
         capabilities = meta.get(META_CAPABILITIES)
         # Not on server/discover: a dual-era client's probe says what it would use, before the era is known.
         if isinstance(capabilities, dict) and message.method != "server/discover":
@@ -168,7 +166,7 @@ class Deprecations:
         if method != "notifications/message":
             return
         self._feature(message, "logging", "the server sends notifications/message")
-        if SUBSCRIPTION_ID in meta_in(params_of(message)):
+        if SUBSCRIPTION_ID in message.meta:
             self._out.find(
                 RuleId.LOGGING_ON_SUBSCRIPTION,
                 message.seq,
@@ -186,7 +184,7 @@ class Deprecations:
                 f"notifications/message while no request in flight set _meta {LOG_LEVEL}",
             )
             return
-        level, lowest = params_of(message).get("level"), min(rank for _, rank in waiting)
+        level, lowest = message.params.get("level"), min(rank for _, rank in waiting)
         if level in LOG_LEVELS and LOG_LEVELS.index(level) < lowest:
             self._out.find(
                 RuleId.LOGGING_BELOW_LEVEL,

@@ -18,6 +18,7 @@ import orjson
 from mcpspy.analysis.brackets import BRACE, JSON_WHITESPACE, BracketScanner, last_value_start
 from mcpspy.analysis.jsonrpc import Parsed, preview, shown
 from mcpspy.analysis.line_edges import EDGE_BYTES, envelope_at_edges
+from mcpspy.analysis.message_fields import fields_of
 from mcpspy.analysis.model import Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -272,6 +273,7 @@ class Framing:
             return None
         # Paired through its first line, so the exchange shows what the sender meant to say.
         first.kind, first.payload = joined.kind, joined.payload
+        first.params, first.meta = fields_of(joined.kind, joined.payload)
         first.id, first.method = joined.id, joined.method
         if joined.glued_prefix is not None:
             self._glued(first, joined)

@@ -15,8 +15,6 @@ from mcpspy.analysis.message_fields import (
     META_CAPABILITIES,
     error_code_of,
     error_of,
-    meta_in,
-    params_of,
     result_of,
 )
 from mcpspy.analysis.model import Era, Exchange, Kind, Message
@@ -64,16 +62,12 @@ class ModernRules:
 
     def meta_keys(self, message: Message) -> None:
         """The keys of a message's _meta (params' or result's), in 2025-06-18 and later."""
-        era = self._era
-        if era.era is Era.UNKNOWN or (
-            era.era is Era.LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE
+        meta, era = message.meta, self._era
+        if not meta or (
+            era.era is Era.UNKNOWN
+            or (era.era is Era.LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE)
         ):
             return
-        if message.kind is Kind.RESPONSE:
-            result = result_of(message)
-            meta = meta_in(result) if isinstance(result, dict) else {}
-        else:
-            meta = meta_in(params_of(message))
         good = self._good_keys
         bad = []
         for key in meta:
@@ -126,7 +120,7 @@ class ModernRules:
         if self._era.lacks_meta:
             self.meta_missing(exchange)
         if exchange.version is not None:
-            capabilities = meta_in(params_of(message)).get(META_CAPABILITIES)
+            capabilities = message.meta.get(META_CAPABILITIES)
             if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
                 self.meta_missing(exchange, f"its clientCapabilities is {shown(capabilities)}, not an object")
         if message.method == "ping" and self._era.era is Era.MODERN:

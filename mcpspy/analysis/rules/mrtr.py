@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import params_of, result_of, result_type_of
+from mcpspy.analysis.message_fields import result_of, result_type_of
 from mcpspy.analysis.model import Exchange, Held, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -154,7 +154,7 @@ class Mrtr:
             return
         target = target_of(exchange.method, exchange.held)
         asked = self._asked.pop(target, None) if target is not None else None
-        params = params_of(message)
+        params = message.params
         if asked is None or not ("inputResponses" in params or "requestState" in params):
             return  # a fresh request (a client need not retry), or no input_required came before
         seq, stream = message.seq, message.stream

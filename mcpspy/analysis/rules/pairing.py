@@ -24,7 +24,7 @@ import sys
 
 from mcpspy.analysis.id_space import IdSpace
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import held_of, params_of, request_version
+from mcpspy.analysis.message_fields import held_of, request_version
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -251,7 +251,7 @@ class Pairing:
     # --- notifications about requests
 
     def cancel(self, message: Message) -> None:
-        request_id = params_of(message).get("requestId")
+        request_id = message.params.get("requestId")
         # The requester cancels its own request: a cancel on c2s names a c2s request.
         key = request_id if valid_id(request_id) else None
         space = self._sent_on(message.stream)

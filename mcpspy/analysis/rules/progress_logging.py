@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Exchange, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -41,8 +40,7 @@ class Progress:
         """Note the progressToken a request carries, if any."""
         exchange = message.exchange
         assert exchange is not None  # pairing opened it
-        params = params_of(message)
-        meta = meta_in(params)
+        params, meta = message.params, message.meta
         if "progressToken" not in meta:
             return
         token: Any = meta["progressToken"]
@@ -89,7 +87,7 @@ class Progress:
 
     def notification(self, message: Message) -> None:
         """A notifications/progress."""
-        params = params_of(message)
+        params = message.params
         token: Any = params.get("progressToken")
         value = params.get("progress")
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
@@ -149,7 +147,7 @@ class Logging:
 
     def notification(self, message: Message) -> None:
         """A notifications/message from the server: its shape is the same in every revision."""
-        problem = log_message_problem(params_of(message))
+        problem = log_message_problem(message.params)
         if problem is not None:
             self._out.find(
                 RuleId.LOGGING_INVALID_MESSAGE,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import META_VERSION, error_code_of, error_of, meta_in, params_of
+from mcpspy.analysis.message_fields import META_VERSION, error_code_of, error_of
 from mcpspy.analysis.model import ClientRules, Exchange, ExchangeState, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -55,10 +55,10 @@ ORPHANS_KEPT = 64  # progress notifications that named no token, remembered for 
 
 def carried_version(request: Message) -> str | None:
     """The protocol version a client request asks for: initialize's param, else its _meta's."""
-    params = params_of(request)
+    params = request.params
     version = params.get("protocolVersion") if request.method == "initialize" else None
     if version is None:
-        version = meta_in(params).get(META_VERSION)
+        version = request.meta.get(META_VERSION)
     return version if isinstance(version, str) else None
 
 
@@ -90,14 +90,14 @@ class Requests:
 
     def progress(self, message: Message) -> None:
         """A server's progress that no client request's token can carry."""
-        token: Any = params_of(message).get("progressToken")
+        token: Any = message.params.get("progressToken")
         if not (valid_id(token) and token in self._tokens):
             self._orphans.append(message.seq)
 
     def client_request(self, message: Message) -> None:
         exchange = message.exchange
         assert exchange is not None  # pairing opened it
-        token: Any = meta_in(params_of(message)).get("progressToken")
+        token: Any = message.meta.get("progressToken")
         if valid_id(token):
             self._tokens.add(token)
         elif not exchange.long_lived:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown, valid_id
-from mcpspy.analysis.message_fields import meta_in, params_of
 from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -59,7 +58,7 @@ class Subscriptions:
             or not self._era.modern_request(exchange)
         ):
             return
-        wanted = params_of(message).get("notifications")
+        wanted = message.params.get("notifications")
         if not isinstance(wanted, dict):
             self._out.find(
                 RuleId.SUBSCRIPTION_NO_FILTER,
@@ -95,7 +94,7 @@ class Subscriptions:
         if not self._era.modern:
             return False
         by_server = message.stream is Stream.S2C
-        request_id: Any = params_of(message).get("requestId")
+        request_id: Any = message.params.get("requestId")
         listen = self._listens.get(request_id) if valid_id(request_id) else None
         if listen is not None:  # ended already: both sides may end it at once
             if listen.ended_seq is None:
@@ -115,8 +114,7 @@ class Subscriptions:
         method = message.method or ""
         if method not in ON_STREAM or not self._era.modern:
             return
-        params = params_of(message)
-        meta = meta_in(params)
+        params, meta = message.params, message.meta
         seq, stream = message.seq, message.stream
         if SUBSCRIPTION_ID not in meta:
             self._out.find(
