@@ -83,6 +83,11 @@ def remote_parent(request: Message | None) -> Context | None:
     return context if trace.get_current_span(context).get_span_context().is_valid else None
 
 
+def sampled(context: Context) -> bool:
+    """Whether the caller recorded its span: an unsampled one is in no backend, nothing to join."""
+    return bool(trace.get_current_span(context).get_span_context().trace_flags.sampled)
+
+
 def finding_attributes(finding: Finding) -> dict[str, Any]:
     return {
         "mcpspy.rule.id": finding.id,
@@ -204,7 +209,7 @@ class SessionTracer:
             for finding in findings:
                 self.metrics.finding(finding)
         parent = remote_parent(request)
-        if parent is not None and self.join:
+        if parent is not None and self.join and sampled(parent):
             self._joined(parent, exchange, attributes, error_type, description, end_t, findings, times)
             return
         span = self.tracer.start_span(

@@ -8,14 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
+from opentelemetry._logs import SeverityNumber
 
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import Header, LineBatch, Record
 from mcpspy.export.otlp_live import OtlpSink, open_otlp_sink
 from mcpspy.replay_policy import open_capture
 from tests.conftest import REPO
-from tests.export.collector import closed_port, running_collector
-from tests.export.synthetic import big_capture
+from tests.export.collector import attributes, closed_port, running_collector
+from tests.export.synthetic import TRACE_ID, CaptureBuilder, big_capture, call, reply
 
 PY_CLIENT = [sys.executable, str(REPO / "tests" / "clients" / "py_client.py")]
 PY_SERVER = [sys.executable, str(REPO / "tests" / "clients" / "servers" / "py_server.py")]
@@ -118,3 +119,36 @@ def test_unusable_endpoint_is_one_warning_and_no_sink() -> None:
     header = Header("1.0", "s", "2026-12-01T10:00:00.000Z", ("x",), "x", "/", "0.1.0", 1)
     assert open_otlp_sink("localhost:4318", header, warnings.append) is None
     assert len(warnings) == 1 and "not an http(s) URL" in warnings[0]
+
+
+def test_join_needs_a_sampled_well_formed_caller(tmp_path: Path) -> None:
+    """Joined: the sampled caller's span gets events; an unsampled or malformed traceparent keeps mcpspy's span."""
+    b = CaptureBuilder("join-session")
+    sampled_parent, unsampled_parent = "1" * 16, "2" * 16
+    for id_, traceparent in (
+        (1, f"00-{TRACE_ID}-{sampled_parent}-01"),
+        (2, f"00-{TRACE_ID}-{unsampled_parent}-00"),
+        (3, f"00-{'0' * 32}-{sampled_parent}-01"),  # an all-zero trace id: invalid
+        (4, "\u202e<script>"),
+    ):
+        b.line("c2s", call(id_, f"tool{id_}", extra_meta={"traceparent": traceparent}))
+        b.line("s2c", reply(id_, "tool" if id_ == 1 else "ok"))
+    capture = read_capture(b.write(tmp_path / "join.jsonl"))
+    with running_collector() as collector:
+        sink = open_otlp_sink(collector.url, capture.header, pytest.fail, join=True)
+        assert sink is not None
+        feed(sink, capture.records, batch=3)
+        figures = sink.close()
+        spans = collector.received.span_dicts()
+        logs = collector.received.logs
+    assert figures["joined"] == 1 and figures["not_sent"] == 0
+    assert sorted(s["name"] for s in spans) == [
+        "mcpspy session",
+        "tools/call tool2",
+        "tools/call tool3",
+        "tools/call tool4",
+    ]
+    (event,) = [log for log in logs if log.event_name == "mcpspy.exchange"]
+    assert (event.trace_id.hex(), event.span_id.hex()) == (TRACE_ID, sampled_parent)
+    assert attributes(event.attributes)["error.type"] == "tool_error"
+    assert event.severity_number == SeverityNumber.WARN.value
