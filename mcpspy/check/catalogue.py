@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcpspy.check.client import FLOOD_BYTES, FLOOD_LINES
 from mcpspy.check.model import Era, Verdict
 
 M, L = (Era.MODERN,), (Era.LEGACY,)
@@ -190,6 +191,15 @@ _ROWS = [
         BOTH,
         f"{STDIO} (messages are delimited by newlines; no length limit is set)",
         "Read stdin without a line-length limit (for example, not with a 64 KiB line scanner).",
+    ),
+    CheckSpec(
+        "robust.flood",
+        f"the server writes no more than a step asks for: at most {FLOOD_LINES:,} lines or "
+        f"{FLOOD_BYTES >> 20} MiB in one step",
+        BOTH,
+        f"{STDIO} (derived: a client reads what it asked for; a flood starves it of replies)",
+        "Write only the replies asked for and the notifications they cause; never loop on stdout, and "
+        "end every line.",
     ),
     CheckSpec(
         "robust.id-type",

@@ -3,8 +3,17 @@
 A writer thread sends what the script queues (a write that blocks, because the
 server stopped reading, blocks only that thread); a reader thread splits the
 proxy's stdout into lines and messages as they come; a third drains stderr.
-Every wait has a deadline, so a silent or stuck server costs a timeout, never
-a hang.
+Every wait has a deadline (the step's, and the whole check's ``--max-time``),
+so a silent or stuck server costs a timeout, never a hang.
+
+What the server writes is hostile, so what is kept of it is bounded: per
+step (a window), at most ``KEPT_LINES`` messages and ``KEPT_BYTES`` of them,
+besides the replies to the requests of that step; the rest is counted. A line
+longer than ``LINE_MAX`` is counted by its size and skipped to its newline,
+never held. A window that gets more than ``FLOOD_LINES`` lines or
+``FLOOD_BYTES`` bytes is a flood: the reader stops reading (the proxy, and so
+the server, is held back by the full pipe rather than recording on) and the
+script ends the era.
 
 Lines are counted per stream: the n-th line sent is the n-th c2s line record
 of the capture, and the n-th line read the n-th s2c one, because the proxy
@@ -27,11 +36,18 @@ import orjson
 
 from mcpspy.capture.records import Stream
 from mcpspy.check.model import Evidence
+from mcpspy.wire.splitter import PART_AT, LineSplitter, LongLine
 
 READ_SIZE = 1 << 16
 STDERR_KEPT = 8192  # bytes of the proxy's stderr kept to explain a failure
 MULTILINE_MAX = 500  # lines a pretty-printed message may span before they count as stray text
+MULTILINE_BYTES = 1 << 20  # bytes a pretty-printed message may span before they count as stray text
 MAX_ANSWERS = 100  # requests of the server's own that the client answers, at most
+LINE_MAX = PART_AT  # 16 MiB, as the analysis parses whole: a longer line is counted and skipped
+KEPT_LINES = 1000  # messages of one step kept (besides its replies); the rest are counted
+KEPT_BYTES = 16 << 20  # bytes of those messages
+FLOOD_LINES = 10_000  # lines in one step that make a flood
+FLOOD_BYTES = 64 << 20  # bytes in one step that make a flood (an endless line among them)
 
 
 def id_key(value: Any) -> bytes:
@@ -46,7 +62,7 @@ class Received:
     evidence: Evidence
     t: float
     payload: Any  # the parsed JSON value; None when the line is not JSON
-    raw: bytes
+    size: int  # bytes of the line(s)
     owner: str | None = None  # for a reply without an id: the probe that may have caused it
 
     @property
@@ -75,19 +91,23 @@ class LineAssembler:
     def __init__(self) -> None:
         self._group: list[bytes] = []
         self._group_start = 0
+        self._group_size = 0
 
     def line(self, ordinal: int, data: bytes) -> list[tuple[int, Any, bytes]]:
         """(ordinal, payload, raw) for each message or stray line this line completes."""
         body = data[:-1] if data.endswith(b"\r") else data
         if self._group:
             self._group.append(body)
-            joined = b"\n".join(self._group)
-            payload = _loads(joined)
-            if payload is not None:
-                self._group = []
-                return [(self._group_start, payload, joined)]
+            self._group_size += len(body) + 1
+            if body.rstrip()[-1:] in (b"}", b"]"):  # only such a line can end a message: join only then
+                joined = b"\n".join(self._group)
+                payload = _loads(joined)
+                if payload is not None:
+                    self._group = []
+                    return [(self._group_start, payload, joined)]
             alone = _loads(body)  # inside a message, a line may parse alone ("3,"): still a fragment
-            if len(self._group) < MULTILINE_MAX and not isinstance(alone, dict | list):
+            small = len(self._group) < MULTILINE_MAX and self._group_size < MULTILINE_BYTES
+            if small and not isinstance(alone, dict | list):
                 return []
             stray, self._group = self._group[:-1], []
             out = [(self._group_start + i, None, raw) for i, raw in enumerate(stray)]
@@ -101,7 +121,7 @@ class LineAssembler:
             if isinstance(glued, dict):
                 return [(ordinal, glued, body)]
         if body.lstrip()[:1] in (b"{", b"["):
-            self._group, self._group_start = [body], ordinal
+            self._group, self._group_start, self._group_size = [body], ordinal, len(body)
             return []
         return [(ordinal, None, body)]
 
@@ -122,18 +142,64 @@ def _loads(data: bytes) -> Any:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class Flood:
+    """More than a step may take: where it came, and how much of it had been read."""
+
+    window: str  # the step during which it came
+    first: int  # the ordinal of the window's first stdout line
+    lines: int
+    size: int  # bytes, those of a line with no end yet among them
+    unended: int  # bytes of the line that had no newline yet
+
+    @property
+    def sentence(self) -> str:
+        if self.unended > FLOOD_BYTES // 2:
+            what = f"one line of {_mib(self.unended)} with no end yet"
+        else:
+            what = f"{self.lines} lines ({_mib(self.size)})"
+        return f"the server flooded its stdout: {what} during {self.window}, none of it asked for"
+
+
+def _mib(size: int) -> str:
+    if size >= 1 << 20:
+        return f"{size / (1 << 20):.1f} MiB"
+    return f"{size / 1024:.1f} KiB" if size >= 1024 else f"{size} bytes"
+
+
+@dataclass
+class Window:
+    """What one step read: counted always, kept up to the bounds."""
+
+    name: str
+    first: int  # the ordinal of its first stdout line
+    lines: int = 0
+    size: int = 0
+    kept_size: int = 0
+    dropped: int = 0  # messages read but not kept
+
+
 class Driver:
     """One proxy process and the client end of its pipes."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], max_time: float | None = None) -> None:
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
         )
         self.t0 = time.monotonic()
-        self.received: list[Received] = []
+        self.max_time = max_time
+        self.deadline = self.t0 + max_time if max_time is not None else float("inf")
+        self.received: list[Received] = []  # the current step's messages, up to the bounds
         self.stdout_closed = threading.Event()
         self.stdout_closed_after: float | None = None  # seconds from start to the server's stdout closing
         self.stdin_drained = threading.Event()
+        self.flood: Flood | None = None  # set once: the reader has stopped reading
+        self.replies_seen = 0  # replies of any kind, in all
+        self.dropped = 0  # messages read but not kept, in all
+        self.long_lines: list[int] = []  # the sizes of the lines over LINE_MAX, skipped
+        self.busiest: tuple[int, int, str] = (0, 0, "")  # the most lines (and bytes) one step read
+        self._window = Window("the start", 0)
+        self._wanted: set[bytes] = set()  # ids whose replies the current step waits for
         self._sent_lines = 0
         self._lines_read = 0
         self._replies: dict[bytes, Received] = {}
@@ -153,6 +219,30 @@ class Driver:
         ]
         for thread in self._threads:
             thread.start()
+
+    # --- the steps' windows
+
+    def begin_window(self, name: str) -> None:
+        """A new step: what the last one kept is let go, and the counts start again."""
+        with self._cond:
+            self._note_busiest()
+            self._window = Window(name, self._lines_read)
+            self.received = []
+            self._replies = {}
+            self._wanted = set()
+
+    def want(self, request_id: Any) -> None:
+        """Keep the reply with this id (only replies to the current step's requests are kept)."""
+        with self._cond:
+            self._wanted.add(id_key(request_id))
+
+    @property
+    def out_of_time(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    @property
+    def time_left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
 
     # --- sending
 
@@ -190,14 +280,18 @@ class Driver:
             return self._replies.get(id_key(request_id))
 
     def wait_replies(self, ids: Sequence[Any], timeout: float) -> dict[bytes, Received]:
-        """The replies to ``ids`` that came within ``timeout`` seconds (all of them, at best)."""
+        """The replies to ``ids`` that came within ``timeout`` seconds (all of them, at best).
+
+        The wait ends early when the server has gone, has flooded, or the check's time is up.
+        """
         keys = [id_key(i) for i in ids]
-        deadline = time.monotonic() + timeout
+        deadline = min(time.monotonic() + timeout, self.deadline)
         with self._cond:
+            self._wanted.update(keys)
             while True:
                 missing = [k for k in keys if k not in self._replies]
                 left = deadline - time.monotonic()
-                if not missing or left <= 0 or self.stdout_closed.is_set():
+                if not missing or left <= 0 or self.stdout_closed.is_set() or self.flood is not None:
                     return {k: self._replies[k] for k in keys if k in self._replies}
                 self._cond.wait(left)
 
@@ -212,7 +306,11 @@ class Driver:
 
     def no_reply_reason(self, waited: float) -> str:
         """Why a request went unanswered: the wait ran out, or the server had gone (and when)."""
+        if self.flood is not None:
+            return f"no reply: {self.flood.sentence}"
         if self.stdout_closed_after is None:
+            if self.out_of_time:
+                return f"no reply before the check's time ran out (--max-time {self.max_time:g})"
             return f"no reply in {waited:g}s"
         code = self.wait_exit(1.0)  # the proxy exits with the server's code right after its stdout ends
         exited = "closed its stdout" if code is None else f"exited (code {code})"
@@ -222,11 +320,15 @@ class Driver:
         """Make sure the proxy (and so the server) is gone: SIGTERM, then SIGKILL."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            if self.wait_exit(3.0) is None:
+            if self.wait_exit(3.0) is None:  # after a flood: the proxy is held back by the unread pipe
                 self.proc.kill()
                 self.proc.wait()
         for thread in self._threads[1:]:
             thread.join(2.0)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()  # only now: a proxy whose client stopped reading records on
+        with self._cond:
+            self._note_busiest()
 
     @property
     def stderr_tail(self) -> str:
@@ -254,37 +356,82 @@ class Driver:
     def _read_loop(self) -> None:
         stdout = self.proc.stdout
         assert stdout is not None
-        fd, held, assembler = stdout.fileno(), b"", LineAssembler()
+        fd, splitter, assembler = stdout.fileno(), LineSplitter(LINE_MAX), LineAssembler()
+        skipped = 0  # bytes of the unended line taken out and let go: it is over LINE_MAX
         try:
             while chunk := os.read(fd, READ_SIZE):
                 t = time.monotonic() - self.t0
-                lines = (held + chunk).split(b"\n")
-                held = lines.pop()
+                lines = splitter.feed(chunk)
+                with self._cond:
+                    self._window.size += len(chunk)
                 for line in lines:
-                    self._deliver(assembler.line(self._lines_read, line), t, counted=1)
+                    if isinstance(line, LongLine) and line.parts:  # over LINE_MAX: counted, never held
+                        self._deliver(assembler.close(), t)
+                        self._skip(skipped + len(line))
+                        skipped = 0
+                    else:
+                        self._deliver(assembler.line(self._lines_read, bytes(line)), t, counted=1)
+                skipped += sum(map(len, splitter.take_parts()))
+                if self._flooded(skipped + splitter.pending):
+                    return  # stdout stays open, unread: the proxy waits on the full pipe till it is stopped
         except OSError:
             pass
-        finally:
-            t = time.monotonic() - self.t0
-            if held:
-                self._deliver(assembler.line(self._lines_read, held), t, counted=1)
+        t = time.monotonic() - self.t0
+        tail = splitter.close()
+        if isinstance(tail, LongLine) and tail.parts:
             self._deliver(assembler.close(), t)
-            stdout.close()
-            with self._cond:
-                self.stdout_closed_after = t
-                self.stdout_closed.set()
-                self._cond.notify_all()
+            self._skip(skipped + len(tail))
+        elif tail is not None:
+            self._deliver(assembler.line(self._lines_read, bytes(tail)), t, counted=1)
+        self._deliver(assembler.close(), t)
+        with self._cond:
+            self.stdout_closed_after = t
+            self.stdout_closed.set()
+            self._cond.notify_all()
+
+    def _flooded(self, unended: int) -> bool:
+        with self._cond:
+            window = self._window
+            if window.lines <= FLOOD_LINES and window.size <= FLOOD_BYTES:
+                return False
+            self.flood = Flood(window.name, window.first, window.lines, window.size, unended)
+            self._cond.notify_all()
+            return True
+
+    def _skip(self, size: int) -> None:
+        with self._cond:
+            self.long_lines.append(size)
+            self._lines_read += 1
+            self._window.lines += 1
+
+    def _note_busiest(self) -> None:
+        window = self._window
+        if (window.lines, window.size) > self.busiest[:2]:
+            self.busiest = (window.lines, window.size, window.name)
+        self.dropped += window.dropped
+        window.dropped = 0
 
     def _deliver(self, items: list[tuple[int, Any, bytes]], t: float, counted: int = 0) -> None:
         with self._cond:
             self._lines_read += counted
+            window = self._window
+            window.lines += counted
             for ordinal, payload, raw in items:
-                message = Received(Evidence(Stream.S2C, ordinal), t, payload, raw)
-                if message.anonymous:
-                    message = Received(message.evidence, t, payload, raw, self._owner)
-                elif message.is_reply:
-                    self._replies.setdefault(id_key(payload.get("id")), message)
-                self.received.append(message)
+                message = Received(Evidence(Stream.S2C, ordinal), t, payload, len(raw))
+                if message.is_reply:
+                    self.replies_seen += 1
+                    if message.anonymous:
+                        message = Received(message.evidence, t, payload, len(raw), self._owner)
+                    else:
+                        key = id_key(payload.get("id"))
+                        if key in self._wanted:  # a reply to this step's request: always kept
+                            self._replies.setdefault(key, message)
+                            continue
+                if len(self.received) < KEPT_LINES and window.kept_size + len(raw) <= KEPT_BYTES:
+                    self.received.append(message)
+                    window.kept_size += len(raw)
+                else:
+                    window.dropped += 1
             self._cond.notify_all()
         answer = self.answer_server_request
         for _, payload, _ in items:

@@ -2,7 +2,9 @@
 
 Exit codes: 0 nothing at or above --fail-on failed; 1 something did; 2 the
 check could not run (the command is missing or cannot start, or the server
-never answered anything), with one line on stderr saying why. Nothing goes
+never answered anything) or not to its end (--max-time ran out), with one line
+on stderr saying why. A server that floods its stdout fails robust.flood (1),
+answered or not. Nothing goes
 to stdout but the report, and nothing at all with --out.
 """
 
@@ -71,6 +73,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds to wait for each reply (default: 3); the first reply and tool calls may take "
         "ten times as long, the exit after stdin closes twice as long",
     )
+    parser.add_argument(
+        "--max-time",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="seconds for the whole check, the server's exit included (default: 40 times --timeout, "
+        "plus 10 times --timeout for each --call: 120 s with the defaults); checks not run by then "
+        "are skipped and the exit code is 2",
+    )
     add_home_option(parser)  # where each era's capture goes
     parser.add_argument(
         "--call",
@@ -89,8 +100,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("the timeout must be more than 0 seconds")
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"not a number of seconds from 0 to 1e6: {text!r}")
     return value
 
 
@@ -119,7 +130,7 @@ def _call(text: str) -> tuple[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from mcpspy.analysis.model import Severity
     from mcpspy.capture.sessions import default_sessions_dir
-    from mcpspy.check.model import Era
+    from mcpspy.check.model import Era, Status
     from mcpspy.check.runner import CheckError, Plan, run_check
     from mcpspy.check.script import Options
 
@@ -130,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(PROG, "no server command: give it after --, as in `mcpspy check -- node server.js`")
     eras = (Era.MODERN, Era.LEGACY) if args.era == "both" else (Era(args.era),)
     home = Path(args.home).expanduser() if args.home else default_sessions_dir()
-    options = Options(timeout=args.timeout, explicit=args.era != "both", calls=tuple(args.call))
+    options = Options(
+        timeout=args.timeout, explicit=args.era != "both", calls=tuple(args.call), max_time=args.max_time
+    )
     try:
         result = run_check(Plan(tuple(command), eras, options, home))
     except CheckError as exc:
@@ -145,10 +158,19 @@ def run(args: argparse.Namespace) -> int:
             _emit(FORMATS[name](result), out)
         except OSError as exc:
             return fail(PROG, f"cannot write {out}: {exc.strerror or exc}")
-    if not any(era.answered for era in result.eras):
+    if not any(era.answered or era.flooded for era in result.eras):  # a flood is a failure: exit 1
         eras_text = " or ".join(era.era.value for era in result.eras)
         return fail(
             PROG, f"the server never answered a request ({eras_text}); see the report and its captures"
+        )
+    late = [era for era in result.eras if era.timed_out]
+    if late:
+        skipped = sum(v.status is Status.SKIP for era in late for v in era.verdicts)
+        eras_text = " and ".join(era.era.value for era in late)
+        return fail(
+            PROG,
+            f"the check's time ran out (--max-time {result.max_time:g}) in the {eras_text} era: "
+            f"{skipped} check(s) skipped; see the report",
         )
     threshold = {"error": Severity.ERROR, "warning": Severity.WARNING, "never": None}[args.fail_on]
     return EXIT_FINDINGS if result.failed(threshold) else 0

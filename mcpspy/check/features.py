@@ -82,8 +82,8 @@ def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) ->
     """tools/call for each --call, in the order given."""
     listed = {t.get("name") for t in tools if isinstance(t, dict)}
     for name, arguments in script.options.calls:
-        if script.stopped is not None:
-            script.unsent("tools.call", f"not run: {script.stopped}").target = name
+        if (halted := script.halted()) is not None:
+            script.unsent("tools.call", f"not run: {halted}").target = name
             continue
         with script.step("tools.call", target=name) as verdict:
             params: dict[str, Any] = {"name": name, "arguments": arguments}

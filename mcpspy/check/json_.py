@@ -2,7 +2,7 @@
 
     {
       "check_version": 1,
-      "mcpspy": str, "command": [str], "timeout_s": float,
+      "mcpspy": str, "command": [str], "timeout_s": float, "max_time_s": float,
       "capture": {ERA: path},                 one capture per era ("modern", "legacy")
       "counts": {"pass"|"warn"|"fail"|"skip": int},
       "checks": [{"id", "era", "target" (str|null: a --call's tool), "status" ("pass"|"warn"|"fail"|
@@ -40,6 +40,7 @@ def check_object(run: CheckRun) -> dict[str, Any]:
         "mcpspy": __version__,
         "command": list(run.command),
         "timeout_s": run.timeout,
+        "max_time_s": run.max_time,
         "capture": {era.era.value: str(era.capture) for era in run.eras},
         "counts": {status.value: counts[status.value] for status in Status},
         "checks": [verdict_object(era, v) for era in run.eras for v in era.verdicts],

@@ -18,6 +18,7 @@ from mcpspy.analysis.model import Finding, Severity
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.reader import Capture
 from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Stream
+from mcpspy.check.client import LINE_MAX
 from mcpspy.check.model import EraRun, Evidence, Problem, Status, Verdict
 from mcpspy.check.script import Script
 from mcpspy.model.summary import build_summary
@@ -56,6 +57,7 @@ def judge(script: Script, path: Path, capture: Capture, analyzer: Analyzer) -> E
     lines = Lines(capture)
     verdicts = list(script.verdicts)
     verdicts.append(framing_verdict(script, lines))
+    verdicts.append(flood_verdict(script))
     verdicts += eof_verdicts(script, lines)
     session = Verdict("session.findings", script.era, Status.PASS, "")
     verdicts.append(session)
@@ -103,6 +105,7 @@ def route(
         for problem in verdict.problems:
             if problem.seq is not None:
                 by_seq[problem.seq] = verdict
+    seqs_of = {id(v): set(v.seqs) for v in verdicts}  # a set per verdict: a flood routes 10^5 findings
     for finding in findings:
         if finding.id.startswith("stdout."):
             target = by_id["framing.stdout"]
@@ -113,7 +116,8 @@ def route(
         else:
             target = by_seq.get(finding.seq) or by_seq.get(finding.related_seq or -1) or session
         target.findings.append(finding)
-        if finding.seq not in target.seqs:
+        if finding.seq not in seqs_of[id(target)]:
+            seqs_of[id(target)].add(finding.seq)
             target.seqs.append(finding.seq)
 
 
@@ -122,10 +126,38 @@ def framing_verdict(script: Script, lines: Lines) -> Verdict:
     return Verdict("framing.stdout", script.era, Status.PASS, f"{count} line(s) on stdout")
 
 
+def flood_verdict(script: Script) -> Verdict:
+    """robust.flood: no step got more than the client keeps reading (client.FLOOD_LINES, FLOOD_BYTES)."""
+    d = script.d
+    verdict = Verdict("robust.flood", script.era, Status.PASS, "")
+    flood = d.flood
+    if flood is not None:
+        verdict.message = f"{flood.sentence}; the check stopped reading and ended it"
+        verdict.problems.append(Problem(E, verdict.message, Evidence(Stream.S2C, flood.first)))
+        return verdict
+    lines, size, name = d.busiest
+    verdict.message = f"at most {lines} line(s) ({size} bytes) in one step" + (f" ({name})" if name else "")
+    if d.long_lines:
+        verdict.message += (
+            f"; {len(d.long_lines)} line(s) over {LINE_MAX >> 20} MiB skipped (the longest "
+            f"{max(d.long_lines)} bytes)"
+        )
+    if d.dropped:
+        verdict.message += f"; {d.dropped} message(s) counted but not kept"
+    return verdict
+
+
 def eof_verdicts(script: Script, lines: Lines) -> list[Verdict]:
     """eof.exit and eof.quiet, from the lifecycle records the proxy wrote."""
     exit_v = Verdict("eof.exit", script.era, Status.PASS, "")
     quiet = Verdict("eof.quiet", script.era, Status.PASS, "")
+    cut = script.cut() if script.cut_short else None
+    if cut is not None:
+        why = f"not run: {cut}"
+        return [
+            Verdict("eof.exit", script.era, Status.SKIP, why),
+            Verdict("eof.quiet", script.era, Status.SKIP, why),
+        ]
     closed = lines.event(Event.STDIN_CLOSED)
     exited = lines.event(Event.SERVER_EXITED)
     if exited is not None and "error" in exited.details:

@@ -106,6 +106,8 @@ class EraRun:
     raw_of: dict[int, bytes] = field(default_factory=dict)  # seq -> the line's bytes
     stream_of: dict[int, str] = field(default_factory=dict)  # seq -> "c2s", "s2c" or "err"
     answered: bool = False  # the server replied to at least one request
+    timed_out: bool = False  # the check's --max-time ran out before this era was done
+    flooded: bool = False  # the server flooded its stdout (robust.flood failed): the era was ended
     start_error: str | None = None  # the proxy could not start the server
 
 
@@ -116,6 +118,7 @@ class CheckRun:
     command: tuple[str, ...]
     eras: list[EraRun]
     timeout: float
+    max_time: float
 
     @property
     def verdicts(self) -> list[Verdict]:

@@ -64,7 +64,7 @@ def run_check(plan: Plan) -> CheckRun:
     for run in runs:
         if run.start_error is not None:
             raise CheckError(f"cannot start {plan.command[0]!r}: {run.start_error}")
-    return CheckRun(plan.command, runs, plan.options.timeout)
+    return CheckRun(plan.command, runs, plan.options.timeout, plan.options.time_bound)
 
 
 def capture_path(plan: Plan, era: Era, started: datetime) -> tuple[Path, str]:
@@ -85,12 +85,14 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
         sys.executable, "-m", "mcpspy", "--capture", str(path), "--name", name,
         "--exit-grace", f"{grace:g}", "--", *plan.command,
     ]  # fmt: skip
-    driver = Driver(argv)
+    driver = Driver(argv, plan.options.time_bound)
     script = SCRIPTS[era](driver, plan.options)
     try:
         script.run()
         script.close()
-        driver.wait_exit(grace + PROXY_SHUTDOWN)
+        if not script.cut_short:  # the server's exit, within what is left of the check's time
+            exited = driver.wait_exit(min(grace + PROXY_SHUTDOWN, driver.time_left)) is not None
+            script.cut_short = not exited and driver.out_of_time
     finally:
         script.eof_delivered = driver.stdin_drained.is_set()
         driver.stop()
@@ -105,7 +107,9 @@ def run_era(plan: Plan, era: Era, started: datetime) -> EraRun:
         raise CheckError(f"the proxy wrote no readable capture at {path}: {exc}{said}") from exc
     capture = opened.capture
     run = judge(script, path, capture, opened.analyzer)
-    run.answered = any(m.is_reply for m in driver.received)
+    run.answered = driver.replies_seen > 0
+    run.flooded = driver.flood is not None
+    run.timed_out = not run.flooded and driver.out_of_time and script.cut_short
     for record in capture.records:  # "error": the proxy could not start the command
         if (
             isinstance(record, LifecycleRecord)

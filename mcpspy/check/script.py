@@ -38,6 +38,19 @@ class Options:
     timeout: float = 3.0  # seconds each step waits for a reply
     explicit: bool = False  # the user asked for this era alone: not speaking it is a failure
     calls: tuple[tuple[str, Any], ...] = ()  # (tool name, arguments) from --call
+    max_time: float | None = None  # seconds for the whole check (None: default_max_time)
+
+    @property
+    def time_bound(self) -> float:
+        return self.max_time if self.max_time is not None else default_max_time(self.timeout, len(self.calls))
+
+
+MAX_TIME_FACTOR = 40  # step timeouts the whole check may take by default (a few dozen steps, each bounded)
+
+
+def default_max_time(timeout: float, calls: int) -> float:
+    """--max-time's default: 40 step timeouts, and the ten each --call may take."""
+    return timeout * (MAX_TIME_FACTOR + STARTUP_FACTOR * calls)
 
 
 @dataclass
@@ -79,7 +92,9 @@ class Script:
         self.sent_ids: list[Any] = []  # every request id sent: replies to them are owed, even after EOF
         self.eof_ordinal: int | None = None  # the first stdout line read after stdin was closed
         self.eof_delivered = False  # everything sent was written and stdin closed (the server read it all)
+        self.cut_short = False  # the era ended early (a flood, or the check's time ran out): no EOF judged
         self._next_id = 0
+        self._depth = 0  # steps inside steps: only the outermost opens a window
 
     # --- what subclasses provide
 
@@ -92,8 +107,22 @@ class Script:
 
     def close(self) -> None:
         """End of file on the server's stdin: the script is done."""
+        self.cut_short = self.cut() is not None
+        self.d.begin_window("the exit")
         self.eof_ordinal = self.d.lines_read
         self.d.close_stdin()
+
+    def cut(self) -> str | None:
+        """Why the era ends here whatever the server does next: it flooded, or the check's time ran out."""
+        if self.d.flood is not None:
+            return self.d.flood.sentence
+        if self.d.out_of_time:
+            return f"the check's time ran out (--max-time {self.options.time_bound:g})"
+        return None
+
+    def halted(self) -> str | None:
+        """Why the remaining steps are not run, if they are not."""
+        return self.cut() or self.stopped
 
     def run_steps(self, steps: Sequence[tuple[tuple[str, ...], Callable[[], None]]]) -> None:
         """Each step with the checks it makes: skipped together once the server has stopped."""
@@ -112,6 +141,7 @@ class Script:
 
     def request_line(self, method: str, params: dict[str, Any] | None, request_id: Any) -> bytes:
         self.sent_ids.append(request_id)
+        self.d.want(request_id)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -138,6 +168,8 @@ class Script:
         sent = self.request(method, params)
         if sent.reply is not None:
             return True
+        if self.cut() is not None:
+            return False  # the step is not judged (see step)
         if self.d.stdout_closed.is_set():
             said = f"the server closed its stdout after {after}: {method} got no reply"
         else:
@@ -161,22 +193,34 @@ class Script:
 
     @contextmanager
     def step(self, check_id: str, target: str | None = None) -> Iterator[Verdict]:
-        """A check's window: every line sent or read while it runs is its evidence."""
+        """A check's window: every line sent or read while it runs is its evidence.
+
+        The outermost step opens the driver's window: what it keeps of the server's lines,
+        and what it counts toward a flood. A step that the time running out, or a flood, cut
+        short is not judged: it is skipped with the reason (the flood has a check of its own).
+        """
         verdict = Verdict(check_id, self.era, Status.PASS, "", target)
         self.verdicts.append(verdict)
+        if self._depth == 0:
+            self.d.begin_window(check_id)
+        self._depth += 1
         sent_from, read_from = self.d.lines_sent, self.d.lines_read
         try:
             yield verdict
         finally:
+            self._depth -= 1
             verdict.evidence += [Evidence(Stream.C2S, i) for i in range(sent_from, self.d.lines_sent)]
             verdict.evidence += [Evidence(Stream.S2C, i) for i in range(read_from, self.d.lines_read)]
+            cut = self.cut()
+            if cut is not None:
+                verdict.status, verdict.message, verdict.problems = Status.SKIP, f"not finished: {cut}", []
 
     def skip_rest(self, check_ids: Sequence[str]) -> bool:
         """When the server has stopped, the remaining checks are skipped (True)."""
-        if self.stopped is None:
+        if self.halted() is None:
             return False
         for check_id in check_ids:
-            self.unsent(check_id, f"not run: {self.stopped}")
+            self.unsent(check_id, f"not run: {self.halted()}")
         return True
 
     def no_reply(self, verdict: Verdict, sent: Sent, what: str, timeout: float | None = None) -> None:
@@ -273,6 +317,7 @@ class Script:
     def string_id(self, method: str, params: dict[str, Any]) -> None:
         """A client may use string ids: the reply must carry the string, not a number read from it."""
         with self.step("robust.string-id") as verdict:
+            self.d.want(int(STRING_ID))  # the reply of a server that coerces ids
             sent = self.request(method, params, request_id=STRING_ID)
             if sent.reply is not None:
                 verdict.message = f'answered the string id "{STRING_ID}" with the same string'

@@ -48,6 +48,7 @@ within version 1; none is removed or changes meaning.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mcpspy.analysis.context_cost import context_cost
@@ -56,6 +57,11 @@ from mcpspy.inject.reactions import Reaction
 from mcpspy.model.summary import NEVER_ANSWERED, Summary, exchange_state, provoked_by
 
 REPORT_VERSION = 1
+
+
+#: A rule's source, made public once per run, not once per finding (a flood brings 10^5 findings).
+_public_source = functools.lru_cache(maxsize=1024)(public_source)
+_source_links = functools.lru_cache(maxsize=1024)(lambda source: tuple(source_links(source)))
 
 
 def report_object(summary: Summary) -> dict[str, Any]:
@@ -98,8 +104,8 @@ def report_object(summary: Summary) -> dict[str, Any]:
                 "message": f.message,
                 "summary": f.rule.summary,
                 "fix": f.rule.fix,
-                "source": public_source(f.rule.source),
-                "source_links": source_links(f.rule.source),
+                "source": _public_source(f.rule.source),
+                "source_links": list(_source_links(f.rule.source)),
                 "related_seq": f.related_seq,
                 "count": f.count,
                 "last_seq": f.last_seq,
