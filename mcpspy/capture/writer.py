@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
-from mcpspy.capture.private import create_in, open_capture, private_dir_fd
+from mcpspy.capture.private import create_in, open_named_capture, private_dir_fd
 from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor, StreamedRedaction
 
@@ -77,7 +77,7 @@ class CaptureWriter:
                 finally:
                     os.close(dir_fd)
             else:
-                self._fd = open_capture(self.path, overwrite)
+                self._fd = open_named_capture(self.path, overwrite)
         except OSError as exc:
             self._fail(exc)
         self._out([encode_header(header, self.redaction.header())])
