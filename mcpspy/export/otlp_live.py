@@ -34,12 +34,21 @@ from mcpspy.analysis.model import (
     ExchangeUpdated,
     Finding,
     FindingRaised,
+    Kind,
     Message,
     MessageSeen,
 )
+from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.capture.records import Header, LifecycleRecord, LineBatch, Record, Recorded, as_records
 from mcpspy.export.otel import bounded_session, check_endpoint, require_sdk, signal_url, signal_wanted
-from mcpspy.model.exchanges import reply_or_end, server_info_of, stray_text
+from mcpspy.model.exchanges import (
+    RequestGist,
+    reply_or_end,
+    request_gist,
+    request_of_gist,
+    server_info_of,
+    stray_text,
+)
 from mcpspy.replay_policy import Replay
 
 if TYPE_CHECKING:
@@ -50,6 +59,11 @@ if TYPE_CHECKING:
 MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past which batches are dropped
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
+# The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it
+# is awaited, for at most this many (the analysis sets aside requests past 100,000 pending a way).
+REQUESTS_RECALLED = 250_000
+MULTILINE = (RuleId.STDIN_MULTILINE_JSON, RuleId.STDOUT_MULTILINE_JSON)
+EMITTED_KEPT = 65_536  # the last spans made, by request seq: a late reply (to a cancel) makes no second
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
 EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included (the SDK's: per read)
 EXPORT_DEADLINE = EXPORT_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
@@ -76,8 +90,15 @@ class OtlpSink:
     """Queue on the caller's thread; replay and export on others. Never raises into the proxy."""
 
     def __init__(
-        self, header: Header, endpoint: str | None, warn: Callable[[str], None], join: bool = False
+        self,
+        header: Header,
+        endpoint: str | None,
+        warn: Callable[[str], None],
+        join: bool = False,
+        lean: bool = True,
     ) -> None:
+        """``lean``: the lean analysis (``Replay(retain=False)``), whose memory stays bounded however
+        long the session; the spans are the same (tests/export/test_otlp_lean.py)."""
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -95,7 +116,7 @@ class OtlpSink:
         self.header = header
         self.join = join
         self._warn = warn
-        self.replay = Replay()
+        self.replay = Replay(retain=not lean)
         self.tally: Tally = Tally()  # spans
         self.log_tally: Tally = Tally()  # log records: best effort (Jaeger and Langfuse take only traces)
         self.metric_tally: Tally = Tally()  # metric exports: best effort too
@@ -137,7 +158,8 @@ class OtlpSink:
         self._held_messages: deque[Message] = deque(maxlen=MAX_HELD)  # stray text until the tracer exists
         self._held_findings: deque[Finding] = deque(maxlen=MAX_HELD)
         self._by_seq: dict[int, list[Finding]] = {}  # findings about pending exchanges' messages
-        self._emitted: set[int] = set()  # request seqs whose span is made
+        self._emitted: dict[int, None] = {}  # request seqs whose span is made, the last EMITTED_KEPT
+        self._requests: dict[int, tuple[Exchange, RequestGist]] = {}  # lean: the awaited, by seq
         self._queue: deque[Queued] = deque()
         self._queued = (0, 0)
         self._ready = threading.Condition()
@@ -217,7 +239,15 @@ class OtlpSink:
             if isinstance(event, ExchangeUpdated) and event.exchange.state is not ExchangeState.PENDING:
                 self._completed(event.exchange)
 
+    def _recall(self, message: Message) -> None:
+        """Lean: keep what the spans read of a request (the analysis keeps only its last messages)."""
+        if message.kind is Kind.REQUEST and message.exchange is not None and not self.replay.analyzer.retain:
+            self._requests[message.seq] = (message.exchange, request_gist(message))
+            if len(self._requests) > REQUESTS_RECALLED:
+                del self._requests[next(iter(self._requests))]
+
     def _seen(self, message: Message) -> None:
+        self._recall(message)
         if not self._info and (info := server_info_of(message)) is not None:
             self._info = info
         if stray_text(message) is not None:
@@ -228,7 +258,10 @@ class OtlpSink:
 
     def _finding(self, finding: Finding, updated: set[int]) -> None:
         message = self.replay.analyzer.message(finding.seq)
-        exchange = message.exchange if message is not None else None
+        if message is not None and finding.id in MULTILINE:  # its first line became the message just now
+            self._recall(message)
+        recalled = self._requests.get(finding.seq) if message is None else None
+        exchange = message.exchange if message is not None else recalled[0] if recalled else None
         if (
             exchange is not None
             and exchange.request_seq not in self._emitted
@@ -244,9 +277,16 @@ class OtlpSink:
     def _completed(self, exchange: Exchange) -> None:
         if exchange.request_seq in self._emitted:
             return  # a reply after its cancel: the span was made at the cancel
-        self._emitted.add(exchange.request_seq)
+        self._emitted[exchange.request_seq] = None
+        if len(self._emitted) > EMITTED_KEPT:
+            del self._emitted[next(iter(self._emitted))]
         analyzer = self.replay.analyzer
         request = analyzer.message(exchange.request_seq)
+        recalled = self._requests.get(exchange.request_seq)
+        if recalled is not None and exchange.state is not ExchangeState.LOST:  # still awaited when lost
+            del self._requests[exchange.request_seq]
+        if request is None and recalled is not None:
+            request = request_of_gist(exchange, recalled[1])
         reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
         findings = self._by_seq.pop(exchange.request_seq, [])
         if exchange.reply_seq is not None:
@@ -279,7 +319,10 @@ class OtlpSink:
 
     def _time_of(self, seq: int) -> float:
         message = self.replay.analyzer.message(seq)
-        return message.t if message is not None else self.replay.last_t
+        if message is not None:
+            return message.t
+        recalled = self._requests.get(seq)
+        return recalled[0].sent_t if recalled is not None else self.replay.last_t
 
     # --- the end
 

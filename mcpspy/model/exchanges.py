@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
@@ -56,6 +56,54 @@ def params(message: Message | None) -> dict[str, Any]:
 def meta(message: Message | None) -> dict[str, Any]:
     value = params(message).get("_meta")
     return value if isinstance(value, dict) else {}
+
+
+class RequestGist(NamedTuple):
+    """What the exports read of a request besides its Exchange, for a lean analysis (which keeps no
+    old message): its envelope's jsonrpc, its params' name and uri, its _meta's trace context."""
+
+    jsonrpc: Any
+    name: Any
+    uri: Any
+    traceparent: Any
+    tracestate: Any
+
+
+def request_gist(request: Message) -> RequestGist:
+    payload = request.payload if isinstance(request.payload, dict) else {}
+    params, fields = request.params, request.meta
+    return RequestGist(
+        payload.get("jsonrpc"),
+        params.get("name"),
+        params.get("uri"),
+        fields.get("traceparent"),
+        fields.get("tracestate"),
+    )
+
+
+def request_of_gist(exchange: Exchange, gist: RequestGist) -> Message:
+    """The request of ``exchange`` carrying only its gist: what the exports read of it (spans.py)."""
+    jsonrpc, name, uri, traceparent, tracestate = gist
+    trace = {"traceparent": traceparent, "tracestate": tracestate}
+    request_meta = {key: value for key, value in trace.items() if value is not None}
+    request_params = {key: value for key, value in (("name", name), ("uri", uri)) if value is not None}
+    if request_meta:
+        request_params["_meta"] = request_meta
+    payload = {"jsonrpc": jsonrpc, "id": exchange.id, "method": exchange.method, "params": request_params}
+    return Message(
+        exchange.request_seq,
+        exchange.sent_t,
+        exchange.stream,
+        Kind.REQUEST,
+        b"",
+        True,
+        payload,
+        exchange.id,
+        exchange.method,
+        exchange,
+        params=request_params,
+        meta=request_meta,
+    )
 
 
 def text_field(fields: dict[str, Any], name: str) -> str | None:
