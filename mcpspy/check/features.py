@@ -111,9 +111,8 @@ class Call:
     name: str
     tokens: list[str] = dataclasses.field(default_factory=list)
     result: Any = None
-    asked: list[str] = dataclasses.field(
-        default_factory=list
-    )  # the methods of the input asked for, round by round
+    #: The methods of the input asked for, round by round.
+    asked: list[str] = dataclasses.field(default_factory=list)
     evidence: Evidence | None = None  # the last reply (or, unanswered, the request)
 
 
@@ -152,7 +151,7 @@ def call_tools(script: Script, tools: list[Any], meta: dict[str, Any] | None) ->
                     " (the tool reported an error: isError)" if is_error else ""
                 )
                 if meta is not None:
-                    _retry(script, call, sent, arguments, meta)
+                    _retry(script, call, arguments, meta)
             progress = [m for m in script.d.received if _method(m.payload) == "notifications/progress"]
         _progress_verdict(script, call, progress)
         _structured_verdict(script, call, listed.get(name))
@@ -170,13 +169,12 @@ def _call(
     return sent
 
 
-def _retry(script: Script, call: Call, first: Sent, arguments: Any, meta: dict[str, Any]) -> None:
+def _retry(script: Script, call: Call, arguments: Any, meta: dict[str, Any]) -> None:
     """MRTR: an input_required result is retried, with an answer to each input asked, until complete."""
     if not _input_required(call.result):
         script.unsent("mrtr.retry", f"tools/call {call.name!r} asked for no input").target = call.name
         return
     with script.step("mrtr.retry", target=call.name) as verdict:
-        sent = first
         for round_ in range(1, MAX_ROUNDS + 1):
             result = call.result
             asked = result.get("inputRequests") if isinstance(result.get("inputRequests"), dict) else {}
