@@ -7,8 +7,8 @@ Each client the test suite drives (tests/clients/) is run against the
 suite's Python SDK server (tests/clients/servers/py_server.py) through
 ``mcpspy --inject FAULT@tools/list``, once per server->client fault of the
 catalogue, in a fresh sessions directory, with no network: the SDK clients
-by the fault drivers (tests/clients/py_fault_client.py, ts_fault_client.mjs,
-ts2_fault_client.mjs: a few tool calls and tool lists, each bounded at 3 s), Claude Code by
+by the fault drivers (tests/clients/py_fault_client.py, ts_fault_client.mjs, with
+``--v2`` for the SDK v2: a few tool calls and tool lists, each bounded at 3 s), Claude Code by
 ``claude mcp list`` (it connects, lists the tools, reports Connected or not),
 Codex by ``codex exec`` stopped once it has listed the tools or after
 ``CLI_WAIT`` seconds. The reaction is the report's (``inject/reactions.py``),
@@ -204,7 +204,7 @@ def versions() -> dict[str, str]:
 CLIENTS: dict[str, Callable[[Path, str, Path], str]] = {
     "py-sdk": run_sdk([sys.executable, str(CLIENTS_DIR / "py_fault_client.py")]),
     "ts-sdk": run_sdk(["node", str(CLIENTS_DIR / "ts_fault_client.mjs")]),
-    "ts-sdk-v2": run_sdk(["node", str(CLIENTS_DIR / "ts2_fault_client.mjs")]),
+    "ts-sdk-v2": run_sdk(["node", str(CLIENTS_DIR / "ts_fault_client.mjs"), "--v2"]),
     "claude-code": run_claude,
     "codex": run_codex,
 }

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.clients
 CLIENTS = {
     "py-sdk": [sys.executable, str(HERE / "py_fault_client.py")],
     "ts-sdk": ["node", str(HERE / "ts_fault_client.mjs")],
-    "ts-sdk-v2": ["node", str(HERE / "ts2_fault_client.mjs")],
+    "ts-sdk-v2": ["node", str(HERE / "ts_fault_client.mjs"), "--v2"],
 }
 NPM_PACKAGE = {"ts-sdk": "@modelcontextprotocol/sdk", "ts-sdk-v2": "@modelcontextprotocol/client"}
 

@@ -48,16 +48,21 @@ def feed_and_read(proc: subprocess.Popen[bytes]) -> bytes:
     return bytes(got)
 
 
-def test_a_capture_nobody_reads_never_stalls_forwarding_and_gets_a_gap(tmp_path: Path) -> None:
-    fifo = tmp_path / "capture.fifo"
-    os.mkfifo(fifo, 0o600)
-    stalled = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader that opened and then hangs
-    proc = subprocess.Popen(
+def proxy_capturing_to(fifo: Path) -> subprocess.Popen[bytes]:
+    """``mcpspy --capture FIFO -- cat`` on pipes."""
+    return subprocess.Popen(
         [*MCPSPY, "--capture", str(fifo), "--", "cat"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def test_a_capture_nobody_reads_never_stalls_forwarding_and_gets_a_gap(tmp_path: Path) -> None:
+    fifo = tmp_path / "capture.fifo"
+    os.mkfifo(fifo, 0o600)
+    stalled = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader that opened and then hangs
+    proc = proxy_capturing_to(fifo)
     try:
         assert feed_and_read(proc) == PAYLOAD  # all of it, byte for byte, while nothing is written
         time.sleep(STALLED_AFTER + 0.5)  # the disk hangs on a while after the burst
@@ -112,12 +117,7 @@ def test_a_burst_larger_than_the_buffer_on_a_disk_that_keeps_writing_is_told_as_
 
     reader = threading.Thread(target=read_steadily, daemon=True)
     reader.start()
-    proc = subprocess.Popen(
-        [*MCPSPY, "--capture", str(fifo), "--", "cat"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = proxy_capturing_to(fifo)
     try:
         assert feed_and_read(proc) == PAYLOAD
         _, stderr = proc.communicate(timeout=180)
