@@ -177,7 +177,7 @@ def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:
 
 def write_pieces(fd: int, data: bytes | Iterable[bytes]) -> None:
     """All of ``data`` (bytes, or pieces of it) to ``fd``."""
-    for piece in (data,) if isinstance(data, bytes) else data:
+    for piece in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
         view = memoryview(piece)
         while view:
             view = view[os.write(fd, view) :]
