@@ -47,7 +47,7 @@ from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
-#: At the end, how long the writer may take to drain the buffer (at most 32 MiB, plus the last
+#: At the end, how long the writer may take to drain the buffer (at most 64 MiB, the last
 #: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
 FINISH_DEADLINE = 20.0
 #: ...and how long it may make none (a disk that hangs) before it is given up on.
