@@ -39,6 +39,21 @@ T = TypeVar("T")
 CACHE_FORMAT = 1
 
 
+def is_count(value: Any) -> bool:
+    """A cached count: an int (not a bool, nor a float that JSON gave) that is not negative."""
+    return type(value) is int and value >= 0
+
+
+def is_counts(value: Any, numbered: bool = False) -> bool:
+    """A cached dict of counts by name (``numbered``: by a number written in ASCII digits)."""
+    if not isinstance(value, dict):
+        return False
+    return all(
+        isinstance(k, str) and (not numbered or (k.isascii() and k.isdigit())) and is_count(n)
+        for k, n in value.items()
+    )
+
+
 def cache_dir(sessions_dir: Path | None = None) -> Path:
     """``~/.local/state/mcpspy/cache`` beside the default sessions directory; ``DIR/.cache`` for any other."""
     sessions = sessions_dir if sessions_dir is not None else default_sessions_dir()

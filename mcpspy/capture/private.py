@@ -101,7 +101,7 @@ def create_in(dir_fd: int, name: str) -> int:
     return fd
 
 
-def open_capture(path: Path, overwrite: bool = False) -> int:
+def open_named_capture(path: Path, overwrite: bool = False) -> int:
     """The file named by ``--capture``, created new (0600); an existing one only with ``overwrite``.
 
     Raises CaptureRefused for a symlink, or for an existing file unless
@@ -121,7 +121,7 @@ def open_capture(path: Path, overwrite: bool = False) -> int:
         try:
             fd = os.open(path, _CREATE, FILE_MODE)
         except FileExistsError:  # made since the lstat: judged as an existing file
-            return open_capture(path, overwrite)
+            return open_named_capture(path, overwrite)
         os.fchmod(fd, FILE_MODE)
         return fd
     fifo = _private_fifo(path, before)
@@ -177,7 +177,7 @@ def _check_existing(path: Path, st: os.stat_result, overwrite: bool) -> None:
 
 def write_pieces(fd: int, data: bytes | Iterable[bytes]) -> None:
     """All of ``data`` (bytes, or pieces of it) to ``fd``."""
-    for piece in (data,) if isinstance(data, bytes) else data:
+    for piece in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
         view = memoryview(piece)
         while view:
             view = view[os.write(fd, view) :]

@@ -473,11 +473,11 @@ class StreamedRedaction:
         return marker
 
     def _check(self, stream: object, data: bytes) -> str | None:
-        window = self._redactor._window
-        joint = self._last.get(stream, b"")[-window:] + data[:window]
-        self._last[stream] = data[-window:]
-        if stream not in self._hiding and (
-            self._redactor.may_hold_secret(data) or self._redactor.may_hold_secret(joint)
-        ):
+        if stream not in self._hiding:  # once hidden, the rest of the line is hidden unread
+            window = self._redactor._window
+            joint = self._last.get(stream, b"")[-window:] + data[:window]
+            self._last[stream] = data[-window:]
+            if not (self._redactor.may_hold_secret(data) or self._redactor.may_hold_secret(joint)):
+                return None
             self._hiding.add(stream)
-        return f"<redacted:piece:{len(data)}>" if stream in self._hiding else None
+        return f"<redacted:piece:{len(data)}>"

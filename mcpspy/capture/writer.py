@@ -16,11 +16,12 @@ cannot be written.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
-from mcpspy.capture.private import create_in, open_capture, private_dir_fd
+from mcpspy.capture.private import create_in, open_named_capture, private_dir_fd
 from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor, StreamedRedaction
 
@@ -47,6 +48,12 @@ class CaptureWriter:
         self._on_failure = on_failure
         self._fd = -1
         self.failed = False
+        # How long the disk made no progress: the caller sets ``writing_since`` when it starts
+        # writing; each write that completes moves it on and keeps the longest stretch between them
+        # (``longest_stall``, seconds). ``proxy.recording`` reads both to tell a stalled disk from a
+        # burst larger than its buffer.
+        self.writing_since: float | None = None
+        self.longest_stall = 0.0
 
     @property
     def redactor(self) -> Callable[[bytes], bytes | None] | None:
@@ -70,7 +77,7 @@ class CaptureWriter:
                 finally:
                     os.close(dir_fd)
             else:
-                self._fd = open_capture(self.path, overwrite)
+                self._fd = open_named_capture(self.path, overwrite)
         except OSError as exc:
             self._fail(exc)
         self._out([encode_header(header, self.redaction.header())])
@@ -133,6 +140,9 @@ class CaptureWriter:
                 self._writev(parts)
             except OSError as exc:
                 self._fail(exc)
+            if (since := self.writing_since) is not None:
+                self.writing_since = now = time.monotonic()
+                self.longest_stall = max(self.longest_stall, now - since)
         if self.tee is not None:
             self.tee(parts)
 

@@ -230,6 +230,32 @@ _ROWS = [
         "Take notifications/cancelled silently, send nothing more for that request, and keep serving.",
     ),
     CheckSpec(
+        "jsonrpc.batch-refused",
+        "a JSON array line (a batch) is refused, and the server keeps serving",
+        BOTH,
+        "2025-06-18/changelog.mdx (batching removed); schema/<rev> JSONRPCMessage",
+        "Answer a JSON array line with one -32600 error (null id), serve none of it, and keep serving: "
+        "batching was removed in 2025-06-18.",
+        ("json-rpc-batch-rejected",),
+    ),
+    CheckSpec(
+        "logging.per-request",
+        "a request whose _meta logLevel is no log level is rejected with -32602",
+        M,
+        "2026-07-28/server/utilities/logging.mdx §Error Handling",
+        "Reject a request whose _meta io.modelcontextprotocol/logLevel is not a log level with -32602.",
+        ("per-request-loglevel-invalid-rejection",),
+    ),
+    CheckSpec(
+        "logging.set-level",
+        "logging/setLevel is answered with {} (and an unknown level gets -32602)",
+        L,
+        "2025-11-25/server/utilities/logging.mdx §Setting Log Level, §Error Handling",
+        "Answer logging/setLevel with {} for a known level, -32602 for an unknown one, and log only at "
+        "or above it.",
+        ("logging-set-level",),
+    ),
+    CheckSpec(
         "initialize.second",
         "a second initialize does not stop the server",
         L,
@@ -242,6 +268,32 @@ _ROWS = [
         BOTH,
         "schema/<rev> CallToolResult; <rev>/server/tools.mdx §Calling Tools",
         "Answer tools/call with content (and structuredContent that fits the outputSchema, if any).",
+    ),
+    CheckSpec(
+        "progress.notifications",
+        "a tool call's progress notifications carry its progressToken, their progress rising",
+        BOTH,
+        "2025-11-25/basic/utilities/progress.mdx §Behavior Requirements; "
+        "2026-07-28/basic/patterns/progress.mdx",
+        "Send notifications/progress only with the progressToken of a request in flight, its progress "
+        "greater each time.",
+        ("progress-token-matches-request", "progress-values-non-decreasing", "tools-call-with-progress"),
+    ),
+    CheckSpec(
+        "tools.structured-content",
+        "a tool with an outputSchema answers with structuredContent that fits it "
+        "(type, properties, required, items, enum)",
+        BOTH,
+        "2025-11-25/server/tools.mdx §Output Schema, §Structured Content",
+        "Return structuredContent that fits the tool's outputSchema from every call of a tool that "
+        "declares one.",
+    ),
+    CheckSpec(
+        "mrtr.retry",
+        "a tool call that asks for input (resultType input_required) completes once retried with answers",
+        M,
+        "2026-07-28/basic/patterns/mrtr.mdx §Server Requirements",
+        "Answer a retry that carries inputResponses (and the requestState you gave) with a complete result.",
     ),
     CheckSpec(
         "eof.exit",

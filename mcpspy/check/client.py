@@ -295,6 +295,17 @@ class Driver:
                     return {k: self._replies[k] for k in keys if k in self._replies}
                 self._cond.wait(left)
 
+    def wait_until(self, ready: Callable[[], bool], timeout: float) -> bool:
+        """Wait (bounded as wait_replies is) until ``ready()``, called under the lock, holds."""
+        deadline = min(time.monotonic() + timeout, self.deadline)
+        with self._cond:
+            while not ready():
+                left = deadline - time.monotonic()
+                if left <= 0 or self.stdout_closed.is_set() or self.flood is not None:
+                    return ready()
+                self._cond.wait(left)
+            return True
+
     def wait_reply(self, request_id: Any, timeout: float) -> Received | None:
         return self.wait_replies([request_id], timeout).get(id_key(request_id))
 

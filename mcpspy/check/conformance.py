@@ -48,7 +48,7 @@ def _objects(era: EraRun, verdict: Verdict) -> list[dict[str, Any]]:
     }
     if verdict.target is not None:
         details["target"] = verdict.target
-    ids = spec.conformance or (f"{OWN_PREFIX}{verdict.check_id}",)
+    ids = verdict.conformance or spec.conformance or (f"{OWN_PREFIX}{verdict.check_id}",)
     return [
         {
             "id": check_id,

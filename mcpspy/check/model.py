@@ -77,6 +77,7 @@ class Verdict:
     findings: list[Finding] = field(default_factory=list)  # of the passive analysis, routed here
     seqs: list[int] = field(default_factory=list)  # the evidence, as capture records
     pinned: list[int] = field(default_factory=list)  # records named directly (lifecycle events)
+    conformance: tuple[str, ...] | None = None  # the suite's checks this run met, when they depend on it
 
     @property
     def worst(self) -> Severity | None:

@@ -17,6 +17,7 @@ from mcpspy.analysis.model import Severity
 from mcpspy.check.client import Driver
 from mcpspy.check.features import LIST_CHECKS, call_tools, check_lists
 from mcpspy.check.model import Era, Evidence, Problem, Status, Verdict
+from mcpspy.check.scenarios import batch_refused, set_level
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Options, Script
 from mcpspy.jsonutil.quote import SHOWN, cut, shown
 
@@ -72,6 +73,8 @@ class LegacyScript(Script):
                 (("robust.string-id",), lambda: self.string_id(method, params)),
                 (("pipeline.ten",), lambda: self.pipelined(method, params)),
                 (("cancel.in-flight",), lambda: self.cancel_in_flight(method, params)),
+                (("jsonrpc.batch-refused",), lambda: batch_refused(self, method, params)),
+                (("logging.set-level",), lambda: set_level(self, capabilities or {})),
             ]
         )
         call_tools(self, self.tools, None)

@@ -12,6 +12,7 @@ from typing import Any
 from mcpspy.analysis.model import Severity
 from mcpspy.check.features import LIST_CHECKS, cache_text, call_tools, check_lists
 from mcpspy.check.model import Era, Problem, Status, Verdict
+from mcpspy.check.scenarios import CALL_LEVEL, batch_refused, per_request_level
 from mcpspy.check.script import CLIENT_INFO, STARTUP_FACTOR, Script
 from mcpspy.check.shapes import Problems
 from mcpspy.jsonutil.quote import SHOWN, cut, shown
@@ -22,6 +23,9 @@ KEY_VERSION = "io.modelcontextprotocol/protocolVersion"
 KEY_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 KEY_CLIENT = "io.modelcontextprotocol/clientInfo"
 KEY_SERVER = "io.modelcontextprotocol/serverInfo"
+KEY_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+#: What the tool calls declare: the client answers every kind of input a tool may ask for (MRTR).
+INPUT_CAPABILITIES: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 UNSUPPORTED = "1900-01-01"
 
 
@@ -72,9 +76,16 @@ class ModernScript(Script):
                 (("robust.string-id",), lambda: self.string_id(method, params)),
                 (("pipeline.ten",), lambda: self.pipelined(method, params)),
                 (("cancel.in-flight",), lambda: self.cancel_in_flight(method, params)),
+                (("jsonrpc.batch-refused",), lambda: batch_refused(self, method, params)),
+                (("logging.per-request",), lambda: per_request_level(self, capabilities or {}, meta())),
             ]
         )
-        call_tools(self, self.tools, meta())
+        logs = "logging" in (capabilities or {})  # the calls run at a level: a message below it is a fault
+        call_tools(
+            self,
+            self.tools,
+            meta(**{KEY_CAPABILITIES: INPUT_CAPABILITIES, KEY_LOG_LEVEL: CALL_LEVEL if logs else None}),
+        )
 
     # --- the steps
 

@@ -11,7 +11,13 @@ chunks are forwarded as read, exactly as without ``--inject``, and only
 observed afterwards (the client's requests, to know what a reply answers).
 Otherwise it works a line at a time: each complete line is looked at, and the
 untouched ones of one chunk go out in one write; a partial line waits for its
-end (one longer than ``HOLD_LIMIT`` goes on as it comes, untouched).
+end (one longer than ``HOLD_LIMIT`` goes on as it comes, untouched). Between
+the two, a server's chunk that no live SPEC can strike at (``quick``: every
+SPEC waits for a reply to a method no pending request has, or for a later
+match than this chunk can hold) is forwarded as read, and fed afterwards
+(``forwarded=True``) only to be counted and paired: a SPEC waiting for its
+moment costs the untouched traffic no latency. A line whose first bytes went
+out that way is never struck (it cannot be: the budget counted it).
 
 A ``Mark`` comes right before the bytes it describes are written: the
 recorder ties it to the next line of its stream (``capture.recorder``).
@@ -130,6 +136,7 @@ class _Side:
     out: list[Step] = field(default_factory=list)
     pending: bytearray = field(default_factory=bytearray)  # untouched bytes not yet in a Write
     cut: bool = False  # the client's stdout was closed: nothing more goes out
+    sent: int = 0  # the first bytes of ``buffer`` already forwarded (a ``quick`` chunk's partial line)
 
 
 class Injector:
@@ -148,6 +155,12 @@ class Injector:
         self._asked_count = 0
         self._observe = bytearray()  # a passthrough c2s side's partial line, for observing
         self._observe_skip = False  # that partial line is over HOLD_LIMIT: not observed
+        # Pending requests by method, for the methods the server's side SPECs name (``quick``). Only
+        # those are tracked when every such SPEC names one: no other reply can be struck or counted.
+        s2c = [s.spec for s in self._sides[S2C].specs]
+        self._named = {spec.method: 0 for spec in s2c if spec.method is not None}
+        self._track_all = any(spec.method is None or spec.has_id for spec in s2c)
+        self._named_json = tuple(orjson.dumps(method) for method in self._named)  # as a request spells it
 
     # --- what the pump asks
 
@@ -170,6 +183,8 @@ class Injector:
     def observe(self, data: bytes) -> list[Step]:
         """A c2s chunk about to be forwarded as read: learn its requests. A crash that strikes at one
         comes back as steps, to be carried out before the chunk is forwarded."""
+        if self._nothing_to_learn(data):
+            return []
         buf = self._observe
         start = 0
         steps: list[Step] = []
@@ -194,8 +209,42 @@ class Injector:
                 self._observe_skip = True
         return steps
 
-    def feed(self, stream: Stream, data: bytes, now: float) -> list[Step]:
-        """A chunk read on ``stream`` (not passthrough); b"" at its end: what is held goes out."""
+    def _nothing_to_learn(self, data: bytes) -> bool:
+        """Whether whole client lines can hold no request a SPEC waits for (only those are tracked):
+        none names such a method, spelled as JSON does it unescaped, and no escape could spell one.
+        Then they are forwarded unparsed (a crash or a held reply still has every line looked at)."""
+        if self._track_all or self._observe or not data.endswith(b"\n") or b"\\" in data:
+            return False
+        if self._sides[S2C].held is not None or any(s.live for s in self._kills):
+            return False
+        return not any(name in data for name in self._named_json)
+
+    def quick(self, stream: Stream, data: bytes) -> bool:
+        """Whether this server chunk can go on as read, before ``feed(..., forwarded=True)``: nothing is
+        held, and no live SPEC can strike at any line it ends or begins."""
+        side = self._sides[stream]
+        if stream is not S2C or not data or side.held is not None or side.cut:
+            return False
+        if len(side.buffer) != side.sent:  # a partial line waits, unsent: these bytes go after it
+            return False
+        lines = data.count(b"\n") + 1  # every line it ends, and one it may begin
+        return all(self._budget(state) >= lines for state in side.specs if state.live)
+
+    def _budget(self, state: _SpecState) -> float:
+        """How many more replies this SPEC can count without striking at one."""
+        spec = state.spec
+        if spec.method is not None and not spec.has_id and not self._named[spec.method]:
+            return float("inf")  # it waits for a reply to a request nobody has made yet
+        if spec.nth is None:
+            return 0  # every match, or a draw at each: any reply may be struck
+        return spec.nth - state.matches - 1
+
+    def feed(self, stream: Stream, data: bytes, now: float, forwarded: bool = False) -> list[Step]:
+        """A chunk read on ``stream`` (not passthrough); b"" at its end: what is held goes out.
+
+        ``forwarded``: the chunk went on as read (``quick`` said it could): it is only counted and
+        paired here, and nothing comes back to write.
+        """
         side = self._sides[stream]
         if side.cut:
             return []
@@ -205,14 +254,34 @@ class Injector:
             if side.held is not None:
                 self._release(side, now, timed_out=True)
             if side.buffer:
-                side.pending += side.buffer
+                side.pending += side.buffer[side.sent :]
                 side.buffer.clear()
+                side.sent = 0
             return self._take(side)
+        if forwarded:
+            if self._track_all or any(self._named.values()):
+                self._feed(side, data, now)
+            else:  # no request a SPEC waits for is pending: no line here can count, only the last goes on
+                self._skim(side, data)
+            side.sent = 0 if side.streaming else len(side.buffer)
+            assert not side.out, side.out  # quick: no SPEC could strike
+            side.pending.clear()
+            return []
+        self._feed(side, data, now)
+        return self._take(side)
+
+    def _skim(self, side: _Side, data: bytes) -> None:
+        """``_feed`` for a chunk no line of which can be counted or struck (no request a SPEC waits
+        for is pending, and only those are tracked): the line it leaves open goes on untouched too."""
+        side.buffer.clear()
+        side.streaming = not data.endswith(b"\n")
+
+    def _feed(self, side: _Side, data: bytes, now: float) -> None:
         if side.streaming:
             end = data.find(b"\n")
             if end < 0:
                 side.pending += data
-                return self._take(side)
+                return
             side.pending += data[: end + 1]
             side.streaming = False
             data = data[end + 1 :]
@@ -223,17 +292,23 @@ class Injector:
             end = buffer.find(b"\n", start)
             if end < 0:
                 break
-            self._line(side, bytes(buffer[start:end]), now)
+            line = bytes(buffer[start:end])
+            if side.sent:  # its first bytes went on as read: only the rest is to write, untouched
+                self._line(side, line, now, sent=side.sent)
+                side.sent = 0
+            else:
+                self._line(side, line, now)
             start = end + 1
         if side.cut:
             buffer.clear()
-            return self._take(side)
+            side.sent = 0
+            return
         del buffer[:start]
         if len(buffer) > HOLD_LIMIT:
-            side.pending += buffer
+            side.pending += buffer[side.sent :]
             buffer.clear()
+            side.sent = 0
             side.streaming = True
-        return self._take(side)
 
     def deadline(self, stream: Stream) -> float | None:
         """When ``due`` has something to release on this side (None: nothing held)."""
@@ -262,7 +337,8 @@ class Injector:
             side.out.append(Write(side.to, bytes(side.pending)))
             side.pending.clear()
 
-    def _line(self, side: _Side, line: bytes, now: float) -> None:
+    def _line(self, side: _Side, line: bytes, now: float, sent: int = 0) -> None:
+        """One complete line: passed on, or struck. ``sent``: its first bytes went on already, as read."""
         message = _parse(line)
         if side.stream is C2S:
             swallowed = self._client_answer(side, line, message)
@@ -277,6 +353,11 @@ class Injector:
         else:
             request = self._answered(message)
             state = None if request is _NOT_A_REPLY else self._match(side, message, request)
+        if sent:  # counted and paired, never struck: a reply begun before its request was made
+            if state is not None:
+                state.fired -= 1
+            side.pending += (line + b"\n")[sent:]
+            return
         held = side.held
         if held is not None and self._hold_takes(side, held, line, message, request is not _NOT_A_REPLY, now):
             return
@@ -408,11 +489,15 @@ class Injector:
             return []
         if "id" in message:
             key = _id_key(message["id"])
-            if self._sides[S2C].specs:
+            if self._sides[S2C].specs and (self._track_all or method in self._named):
                 requests = self._requests
+                if (earlier := requests.get(key)) is not None:  # an id used again: the last one counts
+                    self._untrack(earlier[0])
                 requests[key] = (method, message)
+                if method in self._named:
+                    self._named[method] += 1
                 if len(requests) > MAX_TRACKED:
-                    requests.popitem(last=False)
+                    self._untrack(requests.popitem(last=False)[1][0])
             for state in self._kills:
                 if state.live and _targets(state.spec, method, key) and state.strikes():
                     state.fired += 1
@@ -448,7 +533,15 @@ class Injector:
         if not isinstance(message, dict) or "method" in message or "id" not in message:
             return _NOT_A_REPLY
         asked = self._requests.pop(_id_key(message["id"]), None)
-        return None if asked is None else asked[1]
+        if asked is None:
+            return None
+        self._untrack(asked[0])
+        return asked[1]
+
+    def _untrack(self, method: str) -> None:
+        """A request no longer pending (answered, or forgotten): one fewer for its method."""
+        if method in self._named:
+            self._named[method] -= 1
 
 
 _NOT_A_REPLY: Any = object()

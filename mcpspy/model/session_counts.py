@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.model import Severity
-from mcpspy.capture.cache import CaptureCache
+from mcpspy.capture.cache import CaptureCache, is_count, is_counts
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.sessions import SessionInfo
 from mcpspy.model.exchanges import server_info
@@ -78,18 +78,10 @@ def _valid_counts(value: Any) -> bool:
     """Whether a cached value is what ``_counts_json`` gives."""
     if value is None:
         return True
-    if not isinstance(value, dict) or not _count(value.get("messages")):
+    if not isinstance(value, dict) or not is_count(value.get("messages")):
         return False
-    findings, server = value.get("findings"), value.get("server")
-    return (
-        isinstance(findings, dict)
-        and all(_count(n) for n in findings.values())
-        and (server is None or isinstance(server, str))
-    )
-
-
-def _count(value: Any) -> bool:
-    return type(value) is int and value >= 0
+    server = value.get("server")
+    return is_counts(value.get("findings")) and (server is None or isinstance(server, str))
 
 
 def _counts_json(info: SessionInfo, path: Path) -> dict[str, Any] | None:

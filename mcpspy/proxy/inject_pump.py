@@ -7,7 +7,10 @@ read, stamp, forward, record. On the client's side, while a reply may still
 be struck, the injector observes the chunk first (the client's requests are
 what a reply is matched with: a fast server's reply could otherwise be read
 before its request is known), and a crash it calls for strikes before the
-forward (so that no reply can race it). Otherwise the chunk goes to the
+forward (so that no reply can race it). A server chunk no live SPEC can
+strike at (``Injector.quick``: each waits for a reply to a method no pending
+request has, or for a later match) is forwarded as read too, and only then
+fed to the injector, to be counted and paired. Otherwise the chunk goes to the
 injector, and its steps are carried out in order: each write stamped,
 forwarded and recorded as what the peer received; a ``Mark`` recorded just
 before the bytes it describes (the capture's ``injected`` record); pauses
@@ -74,7 +77,14 @@ class InjectingPump:
                 data = read_chunk(self.source)
                 with lock:
                     passthrough = injector.passthrough(stream)
-                if passthrough:
+                    quick = not passthrough and injector.quick(stream, data)
+                if quick:  # a SPEC waits, but not for this chunk: on as read, then counted and paired
+                    ticket, t = recording.stamp()
+                    self._forward(data)
+                    recording.chunk(ticket, stream, t, data)
+                    with lock:
+                        injector.feed(stream, data, time.monotonic(), forwarded=True)
+                elif passthrough:
                     if stream is Stream.C2S and data and injector.observing:  # before the forward:
                         with lock:  # the reply may be read first
                             steps = injector.observe(data)

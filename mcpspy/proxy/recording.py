@@ -18,7 +18,8 @@ only on its own peer. The writer thread, once woken, lets ``COALESCE`` pass,
 takes everything queued at once, writes it (the capture writer hands the
 same bytes to the sink process's feed, ``--log`` and the live export, which
 never blocks it: ``sink_process``), and, once the buffer has drained to half after a drop, records the
-``capture-gap`` owed and says once on stderr that records were dropped. Why
+``capture-gap`` owed and says once on stderr that records were dropped, and why: a disk that made
+no progress (a write blocked ``STALLED_AFTER`` or more), or a burst larger than the buffer. Why
 the encoding is the pumps' and a batch spans 50 ms: the writer thread's turns
 with the GIL are what a round trip waits for; encoding, it held it about
 0.14 ms a batch, and woken each millisecond it landed in one round trip in
@@ -46,7 +47,7 @@ from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
-#: At the end, how long the writer may take to drain the buffer (at most 32 MiB, plus the last
+#: At the end, how long the writer may take to drain the buffer (at most 64 MiB, the last
 #: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
 FINISH_DEADLINE = 20.0
 #: ...and how long it may make none (a disk that hangs) before it is given up on.
@@ -56,8 +57,11 @@ FINISH_POLL = 0.005
 #: wake-up lands in fewer than 1 in 100 round trips (p99 as before the writer thread; BENCHMARKS.md).
 #: ``finish`` cuts it short.
 COALESCE = 0.05
-WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 32 MiB)
+WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 64 MiB)
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
+#: No progress this long (a capture gap's ``longest_stall``: no write completed) says the disk stalled;
+#: a healthy disk takes milliseconds for the at most 1 MiB a write holds, even on a loaded machine.
+STALLED_AFTER = 1.0
 
 
 class Recording:
@@ -84,6 +88,7 @@ class Recording:
         self._closing = False  # finish: write what is queued, then stop
         self._give_up = False  # finish gave up waiting: drop what is left
         self._dropped = False  # a capture-gap was recorded
+        self._first_cause = ""  # what made the first one, in words (said once on stderr)
         self._warned = False
         self._warning: threading.Thread | None = None
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
@@ -208,6 +213,7 @@ class Recording:
         with self._lock:
             woken = False
             while not self._buffer.queue and not self._closing:
+                self.capture.longest_stall = 0.0  # caught up: a later gap has a cause of its own
                 self._idle = woken = True
                 self._wake.wait()
                 self._idle = False
@@ -224,7 +230,7 @@ class Recording:
             if self._give_up:
                 self._drop_the_rest(taken[start:])
                 return False
-            self.capture.write_recorded(taken[start : start + WRITE_SLICE])
+            self._write_slice(taken[start : start + WRITE_SLICE])
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
@@ -233,9 +239,39 @@ class Recording:
         self._say_dropped()
         return True
 
+    def _write_slice(self, records: list[Recorded]) -> None:
+        """Write, timing how long the disk makes no progress (``CaptureWriter.longest_stall``)."""
+        capture = self.capture
+        capture.writing_since = time.monotonic()
+        capture.write_recorded(records)
+        since, capture.writing_since = capture.writing_since, None
+        capture.longest_stall = max(capture.longest_stall, time.monotonic() - since)
+
     def _tell_gap(self, t: float, **more: int) -> None:
-        """Under the lock: the gap owed becomes a record, numbered after what is released."""
-        self._recorder.note(t, Event.CAPTURE_GAP, **self._buffer.take_gap(), **more)
+        """Under the lock: the gap owed becomes a record, numbered after what is released, with its
+        cause: a disk that made no progress for ``STALLED_AFTER`` or more (one write took that long),
+        else a burst larger than the buffer while the disk kept up."""
+        capture = self.capture
+        stalled = capture.longest_stall
+        if (since := capture.writing_since) is not None:  # a write under way
+            stalled = max(stalled, time.monotonic() - since)
+        capture.longest_stall = 0.0
+        cause = "stalled-disk" if stalled >= STALLED_AFTER else "burst"
+        self._recorder.note(
+            t,
+            Event.CAPTURE_GAP,
+            **self._buffer.take_gap(),
+            cause=cause,
+            longest_stall=round(stalled, 1),
+            **more,
+        )
+        if not self._dropped:
+            self._first_cause = (
+                f"a slow or stalled disk: a write made no progress for {stalled:.1f} s"
+                if cause == "stalled-disk"
+                else f"a burst larger than its {self._buffer.limit >> 20} MiB buffer, "
+                f"while the disk kept up (no write took {STALLED_AFTER:g} s)"
+            )
         self._dropped = True
 
     def _drop_the_rest(self, rest: list[Recorded]) -> None:
@@ -257,7 +293,7 @@ class Recording:
                 return
             self._warned = True
         message = (
-            f"mcpspy: the capture {self.capture.path} fell behind (a slow or stalled disk); "
+            f"mcpspy: the capture {self.capture.path} fell behind ({self._first_cause}); "
             "records were dropped to keep forwarding, and the capture says where (capture-gap)"
         )
         self._warning = threading.Thread(target=self._warn, args=(message,), name="mcpspy-warn", daemon=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpspy.analysis.model import ExchangeState
+from mcpspy.capture.cache import is_count, is_counts
 from mcpspy.model.exchanges import outcome, server_info, target
 from mcpspy.replay_policy import open_capture
 
@@ -68,7 +69,7 @@ def valid_figures(value: Any) -> bool:
     """Whether a cached value is what ``capture_figures`` gives (``by_server`` reads it unchecked)."""
     if not isinstance(value, dict) or not all(isinstance(value.get(k), str) for k in ("server", "session")):
         return False
-    if not _count(value.get("messages")) or not _counts_of(value.get("findings")):
+    if not is_count(value.get("messages")) or not is_counts(value.get("findings")):
         return False
     rows = [value.get("methods"), value.get("tools")]
     return all(isinstance(r, dict) and all(_valid_row(row) for row in r.values()) for r in rows)
@@ -77,23 +78,9 @@ def valid_figures(value: Any) -> bool:
 def _valid_row(row: Any) -> bool:
     return (
         isinstance(row, dict)
-        and all(_count(row.get(k)) for k in ("calls", "errors", "tool_errors", "unanswered"))
-        and _counts_of(row.get("latency_us"), numbered=True)
+        and all(is_count(row.get(k)) for k in ("calls", "errors", "tool_errors", "unanswered"))
+        and is_counts(row.get("latency_us"), numbered=True)
     )
-
-
-def _counts_of(value: Any, numbered: bool = False) -> bool:
-    """A dict of counts by name (``numbered``: by a number written in ASCII digits)."""
-    if not isinstance(value, dict):
-        return False
-    return all(
-        isinstance(k, str) and (not numbered or (k.isascii() and k.isdigit())) and _count(n)
-        for k, n in value.items()
-    )
-
-
-def _count(value: Any) -> bool:
-    return type(value) is int and value >= 0
 
 
 def new_row() -> dict[str, Any]:

@@ -370,3 +370,31 @@ def test_any_bytes_never_raise(noise: bytes, key: bytes) -> None:
     if key.endswith(b":"):
         out = Redactor().redact(key + b'"s3cret"' + noise)
         assert out is not None and b"s3cret" not in out
+
+
+PRE_CHECK_PIECES = st.sampled_from(
+    [
+        b'"',
+        b":",
+        b" ",
+        b"\\",
+        b"\\u0074",
+        b"To",
+        b"KEN",
+        b"_",
+        b"-",
+        b"auth",
+        b"x",
+        b"\xe2\x84\xaa",
+        b"\xc3\x9f",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(PRE_CHECK_PIECES | st.binary(max_size=4), max_size=24).map(b"".join))
+def test_the_pre_checks_shortcuts_say_what_its_regular_expression_says(line: bytes) -> None:
+    """The substring and colon shortcuts only skip the regex where it could not match (never wrong)."""
+    redactor = Redactor()
+    folded = line.translate(bytes(range(256)).lower(), b"_-")
+    assert redactor.may_hold_secret(line) == (redactor._flag(folded) is not None)

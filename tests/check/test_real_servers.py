@@ -26,8 +26,11 @@ def test_the_python_sdk_server_passes_both_eras(tmp_path: Path) -> None:
     result = run_check(tmp_path, PY_SDK_SERVER, *PATIENT, "--call", 'add={"a": 2, "b": 3}', timeout=300)
     assert result.returncode == 0, result.stderr
     # mcp 2.3's stdio reader drops a line that is not JSON without a word (it logs it on stderr):
-    # JSON-RPC 2.0 answers it with a -32700 error whose id is null. A warning, not an error.
-    assert result.not_passed() == {("robust.parse-error", M): "warn", ("robust.parse-error", L): "warn"}
+    # JSON-RPC 2.0 answers it with a -32700 error whose id is null. A warning, not an error. A JSON
+    # array line (a batch) goes the same way: taken silently, though it is no valid message.
+    assert result.not_passed() == {
+        (check, era): "warn" for check in ("robust.parse-error", "jsonrpc.batch-refused") for era in (M, L)
+    }
     assert result.check("discover.result", M)["status"] == "pass"  # it speaks 2026-07-28 too
     assert result.check("initialize.result", L)["status"] == "pass"
     for era in (M, L):
@@ -45,8 +48,13 @@ def test_server_everything_speaks_legacy_only(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     # Built on the TypeScript SDK 1.x: server/discover is an unknown method to it (-32601), so the
     # modern era is skipped, as a dual-era client would fall back. Like the Python SDK, it drops a
-    # line that is not JSON without the -32700 reply JSON-RPC 2.0 asks for.
-    assert result.not_passed() == {("robust.parse-error", L): "warn"}
+    # line that is not JSON, and a JSON array line, without the reply JSON-RPC 2.0 asks for; and it
+    # answers logging/setLevel of a level that is none with -32603, not -32602.
+    assert result.not_passed() == {
+        ("robust.parse-error", L): "warn",
+        ("jsonrpc.batch-refused", L): "warn",
+        ("logging.set-level", L): "warn",
+    }
     discover = result.check("discover.result", M)
     assert discover["status"] == "skip" and "-32601" in discover["message"]
     legacy = {c["id"]: c["status"] for c in result.report["checks"] if c["era"] == L}
@@ -59,11 +67,14 @@ def test_the_demo_server(tmp_path: Path) -> None:
     result = run_check(tmp_path, DEMO, "--timeout", "2")
     assert result.returncode == 1
     # The demo checks that _meta *has* a clientCapabilities key, not that it is an object, so null
-    # passes; and it echoes an id of the wrong type instead of answering -32600 with a null id.
+    # passes; it echoes an id of the wrong type instead of answering -32600 with a null id; and it
+    # takes a JSON array line (a batch) without a word.
     assert result.not_passed() == {
         ("meta.capabilities-null", M): "fail",
         ("robust.id-type", M): "warn",
         ("robust.id-type", L): "warn",
+        ("jsonrpc.batch-refused", M): "warn",
+        ("jsonrpc.batch-refused", L): "warn",
     }
 
 

@@ -130,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
         received = self.server.received
         with self.server.lock:
             received.requests += 1
-            received.headers.append(dict(self.headers))
+            received.headers.append({k.lower(): v for k, v in self.headers.items()})
             received.paths.append(self.path)
             signal = self.path if self.path in self.server.paths else "refused"
             if signal == "/v1/traces":

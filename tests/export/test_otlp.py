@@ -160,11 +160,13 @@ def report_to_collector(tmp_path: Path, env: dict[str, str]) -> tuple[int, str, 
 
 
 def test_otlp_headers_come_from_the_environment(tmp_path: Path) -> None:
-    returncode, stderr, received = report_to_collector(
-        tmp_path, {"OTEL_EXPORTER_OTLP_HEADERS": "x-team=payments"}
-    )
+    langfuse = "Authorization=Basic cGstbGY6c2stbGY=,x-langfuse-ingestion-version=4"  # as its docs write it
+    returncode, stderr, received = report_to_collector(tmp_path, {"OTEL_EXPORTER_OTLP_HEADERS": langfuse})
     assert returncode == 1, stderr
-    assert received.spans and all(h.get("x-team") == "payments" for h in received.headers)
+    assert received.spans and all(
+        h.get("authorization") == "Basic cGstbGY6c2stbGY=" and h.get("x-langfuse-ingestion-version") == "4"
+        for h in received.headers
+    )
     assert sorted(set(received.paths)) == ["/v1/logs", "/v1/metrics", "/v1/traces"]
 
 

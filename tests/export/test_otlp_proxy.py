@@ -18,10 +18,27 @@ TRACED_CLIENT = [sys.executable, str(Path(__file__).parent / "traced_client.py")
 
 
 def client_through_proxy(
-    tmp_path: Path, endpoint: str, client: list[str] = PY_CLIENT, *options: str
+    tmp_path: Path,
+    endpoint: str,
+    client: list[str] = PY_CLIENT,
+    *options: str,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[bytes], Path]:
     capture = tmp_path / "live.jsonl"
-    proxy = [sys.executable, "-m", "mcpspy", "--capture", str(capture), "--otlp-endpoint", endpoint, *options]
+    # an SDK client starts its server with a few safe variables only: the rest is given as a client's
+    # config gives it (its server entry's "env"), here by env(1) in front of the proxy
+    given = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
+    proxy = [
+        *given,
+        sys.executable,
+        "-m",
+        "mcpspy",
+        "--capture",
+        str(capture),
+        "--otlp-endpoint",
+        endpoint,
+        *options,
+    ]
     done = subprocess.run(
         [*client, "add", '{"a": 2, "b": 3}', "--", *proxy, "--", *PY_SERVER],
         capture_output=True,
@@ -115,10 +132,13 @@ def test_a_dead_collector_costs_the_client_nothing_but_one_line(tmp_path: Path) 
 
 def test_a_traces_only_collector_costs_no_warning(tmp_path: Path) -> None:
     """Jaeger and Langfuse answer 404 to logs and metrics: best effort, so the spans' export is all that is told."""
+    datadog = {"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "dd-protocol=otlp,dd-api-key=k123"}  # per signal
     with running_collector(paths=("/v1/traces",)) as collector:
-        done, capture = client_through_proxy(tmp_path, collector.url)
+        done, capture = client_through_proxy(tmp_path, collector.url, env=datadog)
         received = collector.received
     assert done.returncode == 0, done.stderr
+    traces = [h for h, path in zip(received.headers, received.paths, strict=True) if path == "/v1/traces"]
+    assert traces and all(h.get("dd-api-key") == "k123" and h.get("dd-protocol") == "otlp" for h in traces)
     assert "/v1/metrics" in received.paths  # tried, refused
     assert (
         len(received.span_dicts()) == len(open_capture(capture).analyzer.exchanges) + 1

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,3 +88,19 @@ def test_report_writes_the_same_page_it_would_have_built_whole(tmp_path: Path) -
         assert out.read_text(encoding="utf-8") == whole and out.stat().st_mode & 0o777 == 0o600
         printed = subprocess.run(base, capture_output=True, timeout=120)
         assert printed.returncode == 0 and printed.stdout.decode("utf-8") == whole
+
+
+def test_a_page_cut_short_leaves_the_old_file_and_no_piece_of_the_new(tmp_path: Path) -> None:
+    """Written in pieces, --out is still replaced whole or not at all."""
+    from mcpspy.capture.private import write_output
+
+    out = tmp_path / "page.html"
+    out.write_bytes(b"the old page")
+
+    def pieces() -> Iterator[bytes]:
+        yield b"<!DOCTYPE html>"
+        raise MemoryError  # whatever stops the making half-way
+
+    with pytest.raises(MemoryError):
+        write_output(out, pieces())
+    assert out.read_bytes() == b"the old page" and sorted(tmp_path.iterdir()) == [out]

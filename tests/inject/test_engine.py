@@ -52,21 +52,32 @@ def chunks(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in itertools.pairwise(points) if b > a]
 
 
-def run(injector: Injector, client: bytes, server: list[bytes]) -> list[Step]:
+def run(injector: Injector, client: bytes, server: list[bytes], quick: bool = True) -> list[Step]:
     """As the pumps do: the client's requests first (observed), then the server's chunks; S2C steps."""
     for line in client.splitlines(keepends=True):
-        if injector.passthrough(C2S):
-            injector.observe(line)
-        else:
-            injector.feed(C2S, line, 0.0)
+        client_line(injector, line)
     steps: list[Step] = []
     for chunk in [*server, b""]:
-        if injector.passthrough(S2C):
-            steps.append(Write(S2C, chunk))
-        else:
-            steps += injector.feed(S2C, chunk, 0.0)
-        steps += injector.due(S2C, 1e9)
+        steps += server_chunk(injector, chunk, quick)
     return steps
+
+
+def client_line(injector: Injector, line: bytes) -> None:
+    if injector.passthrough(C2S):
+        injector.observe(line)
+    else:
+        injector.feed(C2S, line, 0.0)
+
+
+def server_chunk(injector: Injector, chunk: bytes, quick: bool = True) -> list[Step]:
+    """What the injecting pump writes for a server chunk (``quick``: as it does, else always a line at
+    a time)."""
+    if injector.passthrough(S2C):
+        return [Write(S2C, chunk), *injector.due(S2C, 1e9)]
+    if quick and injector.quick(S2C, chunk):
+        assert injector.feed(S2C, chunk, 0.0, forwarded=True) == []
+        return [Write(S2C, chunk), *injector.due(S2C, 1e9)]
+    return [*injector.feed(S2C, chunk, 0.0), *injector.due(S2C, 1e9)]
 
 
 def check_only_marked_changes(server: bytes, steps: list[Step]) -> bytes:
@@ -229,3 +240,84 @@ def test_a_partial_line_longer_than_the_hold_limit_streams_on_untouched() -> Non
     steps = injector.feed(S2C, big, 0.0)
     assert steps == [Write(S2C, big)]
     assert injector.feed(S2C, b'"}}\n', 0.0) == [Write(S2C, b'"}}\n')]
+
+
+@st.composite
+def exchanges(draw: st.DrawFn) -> list[tuple[bytes, list[bytes]]]:
+    """Requests each followed by the server's chunks up to its reply, cut anywhere: what a server
+    writes after a request reached it (notifications and junk before the reply)."""
+    out = []
+    for i in range(1, draw(st.integers(1, 12)) + 1):
+        extra = draw(
+            st.sampled_from([b"", b'{"jsonrpc":"2.0","method":"notifications/message"}\n', b"log\n"])
+        )
+        server = extra + reply(i)
+        out.append(
+            (request(i, draw(st.sampled_from(METHODS))), chunks(server, draw(st.lists(st.integers(0, 999)))))
+        )
+    return out
+
+
+@given(
+    exchanges(),
+    st.sampled_from(CONTIGUOUS),
+    st.sampled_from(["", "#3", "#every", "~0.5", "@tools/call", "@tools/call#2", "@ping#every", "@id=3"]),
+    st.integers(0, 3),
+)
+def test_forwarding_a_chunk_as_read_while_a_spec_waits_changes_nothing_it_does(
+    flow: list[tuple[bytes, list[bytes]]], fault: str, where: str, seed: int
+) -> None:
+    """``quick`` chunks go on before the engine looks: the bytes, the Marks and the counts are the same
+    as a line at a time, and while a SPEC waits for a method nobody asked, nothing waits for it."""
+    spec = parse_spec(fault + where + _small(fault))
+    results = []
+    for quick in (True, False):
+        injector = Injector([spec], seed)
+        steps: list[Step] = []
+        for request_line, server_chunks in flow:
+            client_line(injector, request_line)
+            for chunk in server_chunks:
+                steps += server_chunk(injector, chunk, quick)
+        steps += server_chunk(injector, b"", quick)
+        written = b"".join(s.data for s in steps if isinstance(s, Write))
+        results.append(
+            (written, [s for s in steps if isinstance(s, Mark)], [s.fired for s in injector.states])
+        )
+    assert results[0] == results[1]
+
+
+def test_a_spec_waiting_for_a_method_nobody_asked_lets_every_chunk_go_as_read() -> None:
+    injector = Injector([parse_spec("stdout.not-json@tools/call#every")])
+    client_line(injector, request(1, "tools/list"))
+    assert not injector.passthrough(S2C) and injector.quick(S2C, reply(1)[:10])
+    assert injector.feed(S2C, reply(1)[:10], 0.0, forwarded=True) == []
+    client_line(injector, request(2, "tools/call"))  # now a reply may be struck: a line at a time
+    assert not injector.quick(S2C, reply(1)[10:])
+    steps = injector.feed(S2C, reply(1)[10:] + reply(2), 0.0)
+    assert [type(s) for s in steps] == [Write, Mark, Write]
+    assert steps[0] == Write(S2C, reply(1)[10:])  # the rest of the line that went on as read, untouched
+    assert isinstance(steps[1], Mark) and steps[1].id == "2"
+    assert injector.quick(S2C, reply(3))  # answered: nothing pending for tools/call again
+
+
+@given(
+    st.lists(st.sampled_from(["tools/call", "tools/list", "ping"]), min_size=1, max_size=6),
+    st.booleans(),
+    st.lists(st.integers(0, 2_000), max_size=6),
+)
+def test_a_request_the_spec_waits_for_is_learnt_however_it_is_spelt_or_cut(
+    methods: list[str], escaped: bool, cuts: list[int]
+) -> None:
+    """Client lines forwarded unparsed (no SPEC's method in them) never hide one: a method spelt with
+    escapes, or cut across chunks, is still learnt, and the reply to it is struck."""
+    injector = Injector([parse_spec("stdout.not-json@tools/call")])
+    client = b"".join(request(i, m) for i, m in enumerate(methods, 1))
+    if escaped:
+        client = client.replace(b"tools/", b"tools\\/")
+    for chunk in chunks(client, cuts):
+        assert injector.passthrough(C2S)
+        injector.observe(chunk)
+    steps = [step for i in range(1, len(methods) + 1) for step in server_chunk(injector, reply(i))]
+    struck = [s.id for s in steps if isinstance(s, Mark)]
+    first = methods.index("tools/call") + 1 if "tools/call" in methods else None
+    assert struck == ([] if first is None else [str(first)])

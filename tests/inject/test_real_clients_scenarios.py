@@ -4,6 +4,7 @@ reaction, and nothing an injection provoked is counted as the server's."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,17 +24,24 @@ pytestmark = pytest.mark.clients
 CLIENTS = {
     "py-sdk": [sys.executable, str(HERE / "py_fault_client.py")],
     "ts-sdk": ["node", str(HERE / "ts_fault_client.mjs")],
+    "ts-sdk-v2": ["node", str(HERE / "ts_fault_client.mjs"), "--v2"],
 }
+NPM_PACKAGE = {"ts-sdk": "@modelcontextprotocol/sdk", "ts-sdk-v2": "@modelcontextprotocol/client"}
 
 
 @pytest.mark.parametrize("scenario", list(BUILT_IN))
 @pytest.mark.parametrize("client", list(CLIENTS))
 def test_a_real_client_under_a_built_in_scenario(client: str, scenario: str, tmp_path: Path) -> None:
-    if client == "ts-sdk":
+    if client in NPM_PACKAGE:
         need_node()
         link = HERE / "node_modules"
         if not link.exists():
             link.symlink_to(NODE_MODULES)
+        if not (link / NPM_PACKAGE[client] / "package.json").exists():
+            message = f"{NPM_PACKAGE[client]} is not installed: run bash .ci/clients/install.sh"
+            if os.environ.get("CI"):
+                pytest.fail(message)  # CI installs it from the lock file: its absence is a broken run
+            pytest.skip(message)
     home = tmp_path / "sessions"
     home.mkdir(mode=0o700)
     calls = 3 * len(BUILT_IN[scenario].faults) + 6

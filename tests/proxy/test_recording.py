@@ -246,6 +246,7 @@ def test_finish_gives_up_on_a_stuck_writer_which_then_ends_the_capture_with_a_ga
 ) -> None:
     """No progress for FINISH_STALL: finish returns; if the write ever ends, the rest is a gap, not lines."""
     monkeypatch.setattr(recording_module, "FINISH_STALL", 0.1)
+    monkeypatch.setattr(recording_module, "STALLED_AFTER", 0.1)
     path = tmp_path / "c.jsonl"
     recording = open_recording(path)
     started, release = hold_first_write(recording, monkeypatch)
@@ -259,7 +260,9 @@ def test_finish_gives_up_on_a_stuck_writer_which_then_ends_the_capture_with_a_ga
     assert capture_lines(path) == [b"slow"]
     events = [r.event for r in read_capture(path).records if isinstance(r, LifecycleRecord)]
     assert events == [Event.PROXY_STOPPED, Event.CAPTURE_GAP]
-    assert gaps(path) == [{"lines": 1, "bytes": 7, "first": 2, "last": 2, "at_exit": 1}]
+    (gap,) = gaps(path)  # the write stuck since before the end: a stalled disk
+    assert gap.pop("cause") == "stalled-disk" and float(gap.pop("longest_stall")) >= 0.1
+    assert gap == {"lines": 1, "bytes": 7, "first": 2, "last": 2, "at_exit": 1}
 
 
 def test_finish_waits_past_the_stall_bound_for_a_writer_making_progress(

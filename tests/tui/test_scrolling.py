@@ -64,3 +64,21 @@ async def test_moving_the_thumb_matches_a_full_layout(
         await pilot.pause()
         assert moved == [after + 1]
         assert moved_thumb == scrollbar(textuals)
+
+
+async def test_a_scrollbar_that_appears_with_the_cursor_at_the_end_shows_where_the_view_is() -> None:
+    """Rows that outgrow the list with the cursor moved to the last (following): the thumb at the bottom.
+
+    The view scrolls before the layout that shows its scrollbar; Textual moves a thumb only while it is
+    shown, so the bar appeared at the top of a list scrolled to its end (seen under load in a snapshot).
+    """
+    app = TwoLists()
+    async with app.run_test(size=(80, 20)) as pilot:
+        ours = app.query_one("#ours", RowList)
+        ours.set_rows(list(range(5)))
+        await pilot.pause()
+        assert not ours.show_vertical_scrollbar
+        ours.set_rows(list(range(50)), cursor=49)
+        await pilot.pause()
+        assert ours.show_vertical_scrollbar and ours.scroll_y == ours.max_scroll_y > 0
+        assert ours.vertical_scrollbar.position == ours.scroll_y

@@ -11,7 +11,8 @@ from mcpspy.analysis.rule_ids import RuleId
 ROWS: list[Rule] = [
     Rule(RuleId.CAPTURE_GAP, W,
          "mcpspy dropped records from the capture rather than stall forwarding (a disk, FIFO or mount "
-         "that fell behind): the capture-gap record says how many lines and bytes, and which seqs.",
+         "that fell behind, or a burst larger than the buffer on a disk that kept up): the capture-gap "
+         "record says how many lines and bytes, which seqs, and which of the two it was.",
          "mcpspy docs/proxy.md \u00a7Proxy options (what the proxy promises: a capture says what it lost)",
          bad='{"seq":90,"t":4.2,"event":"capture-gap","lines":312,"bytes":40960,"first":58,"last":369}',
          good="a capture written to a local disk that keeps up",

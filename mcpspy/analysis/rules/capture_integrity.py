@@ -1,10 +1,10 @@
 """What a capture says it lost (capture.*): the proxy's gaps and a reader's torn end.
 
 Not the server's doing: mcpspy dropped records rather than stall forwarding
-on a slow disk (``capture-gap``), or the capture ends inside a record because
-the proxy was killed while writing it (``capture-torn``, added by the reader,
-never stored). Both are told so that a missing reply, or a request that looks
-unanswered, is read for what it is.
+on a slow disk or in a burst larger than its buffer (``capture-gap``), or the
+capture ends inside a record because the proxy was killed while writing it
+(``capture-torn``, added by the reader, never stored). Both are told so that
+a missing reply, or a request that looks unanswered, is read for what it is.
 """
 
 from __future__ import annotations
@@ -42,7 +42,14 @@ def _gap_sentence(details: dict[str, int | str | float]) -> str:
         what += f", seq {first}" if first == last else f", seqs {first} to {last}"
     if details.get("parts"):
         what += f", and {_count(details['parts'])} part(s) of a line too long to hold"
-    when = "at exit, when the drain was given up" if details.get("at_exit") else "while the disk fell behind"
+    if details.get("at_exit"):
+        when = "at exit, when the drain was given up"
+    elif details.get("cause") == "burst":
+        when = "during a burst larger than its buffer, while the disk kept up"
+    elif details.get("cause") == "stalled-disk":
+        when = f"while the disk made no progress for {details.get('longest_stall', '?')} s"
+    else:  # a capture from before the cause was recorded
+        when = "while the disk fell behind"
     return (
         f"mcpspy dropped {what} from the capture {when}, to keep forwarding; no request is judged "
         "unanswered, and no reply unknown or out of order, across it"

@@ -32,7 +32,7 @@ from textual.strip import Strip
 from mcpspy.terminal import visible_line
 from mcpspy.tui.rows import Cell, CellsOf, Column
 from mcpspy.tui.widgets.row_lines import BELOW_INDENT, WRAP_BELOW, RowLines, wrap
-from mcpspy.tui.widgets.scrolling import set_virtual_size
+from mcpspy.tui.widgets.scrolling import scroll_to_line, set_virtual_size
 
 T = TypeVar("T")
 CACHE_ROWS = 1000
@@ -270,9 +270,9 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             last = first + (self._lines.height_of(index) if self.wraps else 1) - 1
             top = round(self.scroll_y)
             if first < top:
-                self.scroll_to(y=first, animate=False, force=True)
+                scroll_to_line(self, first)
             elif last >= top + self.page:
-                self.scroll_to(y=min(first, last - self.page + 1), animate=False, force=True)
+                scroll_to_line(self, min(first, last - self.page + 1))
             self.post_message(self.Highlighted(self, index, upward))  # type: ignore[arg-type]
 
     def _page_from(self, step: int) -> int:

@@ -47,3 +47,14 @@ def move_thumb(view: ScrollView, virtual_height: int) -> None:
         bar.window_size = view.container_size.height - view.scrollbar_size_horizontal
         bar.refresh()
     view.scroll_y = view.validate_scroll_y(view.scroll_y)
+
+
+def scroll_to_line(view: ScrollView, y: int) -> None:
+    """Scroll ``view`` to line ``y`` now, its scrollbar's thumb with it.
+
+    Textual moves a thumb only while its scrollbar is shown; a view that grew
+    and scrolled before the layout that shows its scrollbar would otherwise
+    show the thumb where the view was, not where it is.
+    """
+    view.scroll_to(y=y, animate=False, force=True)
+    view.vertical_scrollbar.position = view.scroll_y

@@ -23,7 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mcpspy.terminal import visible_line
-from mcpspy.tui.widgets.scrolling import set_virtual_size
+from mcpspy.tui.widgets.scrolling import scroll_to_line, set_virtual_size
 
 _JSON = JSONHighlighter()
 
@@ -97,7 +97,7 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         line = self.first_match()
         height = self.scrollable_content_region.height
         if line is not None and not round(self.scroll_y) <= line < round(self.scroll_y) + height:
-            self.scroll_to(y=max(line - 2, 0), animate=False, force=True)
+            scroll_to_line(self, max(line - 2, 0))
 
     @property
     def line_count(self) -> int:
@@ -118,7 +118,7 @@ class TextView(ScrollView, can_focus=True, inherit_bindings=False):
         y = bisect.bisect_left(self._wrapped, (number, -1))
         height = self.scrollable_content_region.height
         if not round(self.scroll_y) <= y < round(self.scroll_y) + height:
-            self.scroll_to(y=max(y - height // 2, 0), animate=False, force=True)
+            scroll_to_line(self, max(y - height // 2, 0))
 
     def _rewrap(self) -> None:
         width = max(self.scrollable_content_region.width, 10)

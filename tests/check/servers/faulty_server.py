@@ -50,7 +50,12 @@ FAULTS = {
     "pings-client": "(legal) pings the client after notifications/initialized, in the legacy era",
     "coerces-string-ids": "echoes a string id that reads as a number as that number",
     "discover-missing": "serves 2026-07-28 requests, but server/discover gets -32601",
+    "serves-batch": "serves a JSON array line as a batch (answered -32600 otherwise)",
+    "accepts-bad-log-level": "takes a log level that is none (-32602 otherwise), in _meta or logging/setLevel",
+    "bad-structured-content": "add declares an outputSchema, and its structuredContent does not fit it",
 }
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+SUM_SCHEMA = {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}
 VERSION = "2026-07-28"
 MISPAIRED_AT = 3  # replies held from one read before mispairs swaps their ids
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -113,6 +118,12 @@ class Server:
             return
         if isinstance(message, dict):
             self.handle(message)
+        elif isinstance(message, list) and "serves-batch" in self.faults:
+            for item in message:
+                if isinstance(item, dict):
+                    self.handle(item)
+        else:
+            self.fail(None, -32600, "Invalid Request: a batch (removed in 2025-06-18)")
 
     def handle(self, message: dict[str, Any]) -> None:
         method, params = message.get("method"), message.get("params") or {}
@@ -148,7 +159,7 @@ class Server:
         asked = params.get("protocolVersion")
         result: dict[str, Any] = {
             "protocolVersion": asked if asked in LEGACY else LEGACY[0],
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {}, "logging": {}},
         }
         if "no-server-info" not in self.faults:
             result["serverInfo"] = {"name": "faulty", "version": "1.0"}
@@ -158,9 +169,14 @@ class Server:
         if method == "ping":
             self.answer(request_id, {})
         elif method == "tools/list":
-            self.answer(request_id, {"tools": [BAD_TOOL if "bad-schema" in self.faults else TOOL]})
+            self.answer(request_id, {"tools": [self.tool()]})
         elif method == "tools/call":
             self.call(request_id, params, {})
+        elif method == "logging/setLevel":
+            if params.get("level") in LEVELS or "accepts-bad-log-level" in self.faults:
+                self.answer(request_id, {})
+            else:
+                self.fail(request_id, -32602, "Invalid params: no such log level")
         else:
             self.unknown(request_id, method)
 
@@ -195,6 +211,10 @@ class Server:
                     {"supported": [VERSION], "requested": version},
                 )
             return
+        level = meta.get("io.modelcontextprotocol/logLevel", "info")
+        if level not in LEVELS and "accepts-bad-log-level" not in self.faults:
+            self.fail(request_id, -32602, "Invalid params: no such log level")
+            return
         done = {"resultType": "complete"}
         if method == "server/discover":
             self.answer(
@@ -202,13 +222,13 @@ class Server:
                 done
                 | {
                     "supportedVersions": [VERSION],
-                    "capabilities": {"tools": {}},
+                    "capabilities": {"tools": {}, "logging": {}},
                     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "faulty", "version": "1.0"}},
                 }
                 | CACHE,
             )
         elif method == "tools/list":
-            tools = {"tools": [BAD_TOOL if "bad-schema" in self.faults else TOOL]}
+            tools = {"tools": [self.tool()]}
             self.answer(request_id, done | tools | ({} if "no-cache" in self.faults else CACHE))
         elif method == "tools/call":
             self.call(request_id, params, done)
@@ -227,8 +247,16 @@ class Server:
         total = arguments.get("a", 0) + arguments.get("b", 0)
         if "call-no-content" in self.faults:
             self.answer(request_id, done | {"sum": total})
+        elif "bad-structured-content" in self.faults:
+            text = {"content": [{"type": "text", "text": str(total)}]}
+            self.answer(request_id, done | text | {"structuredContent": {"sum": str(total)}})
         else:
             self.answer(request_id, done | {"content": [{"type": "text", "text": str(total)}]})
+
+    def tool(self) -> dict[str, Any]:
+        if "bad-schema" in self.faults:
+            return BAD_TOOL
+        return TOOL | {"outputSchema": SUM_SCHEMA} if "bad-structured-content" in self.faults else TOOL
 
     def unknown(self, request_id: Any, method: Any) -> None:
         code = -32600 if "wrong-unknown-code" in self.faults else -32601
