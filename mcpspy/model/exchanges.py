@@ -60,7 +60,8 @@ def meta(message: Message | None) -> dict[str, Any]:
 
 class RequestGist(NamedTuple):
     """What the exports read of a request besides its Exchange, for a lean analysis (which keeps no
-    old message): its envelope's jsonrpc, its params' name and uri, its _meta's trace context."""
+    old message): its envelope's jsonrpc, its params' name and uri, its _meta's trace context.
+    Each a string or None: the exports read no other (and a gist of strings can be shared)."""
 
     jsonrpc: Any
     name: Any
@@ -73,11 +74,11 @@ def request_gist(request: Message) -> RequestGist:
     payload = request.payload if isinstance(request.payload, dict) else {}
     params, fields = request.params, request.meta
     return RequestGist(
-        payload.get("jsonrpc"),
-        params.get("name"),
-        params.get("uri"),
-        fields.get("traceparent"),
-        fields.get("tracestate"),
+        text_field(payload, "jsonrpc"),
+        text_field(params, "name"),
+        text_field(params, "uri"),
+        text_field(fields, "traceparent"),
+        text_field(fields, "tracestate"),
     )
 
 

@@ -47,7 +47,7 @@ from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Event, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
 
-#: At the end, how long the writer may take to drain the buffer (at most 32 MiB, plus the last
+#: At the end, how long the writer may take to drain the buffer (at most 64 MiB, the last
 #: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
 FINISH_DEADLINE = 20.0
 #: ...and how long it may make none (a disk that hangs) before it is given up on.
@@ -57,9 +57,9 @@ FINISH_POLL = 0.005
 #: wake-up lands in fewer than 1 in 100 round trips (p99 as before the writer thread; BENCHMARKS.md).
 #: ``finish`` cuts it short.
 COALESCE = 0.05
-WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 32 MiB)
+WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 64 MiB)
 WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
-#: No progress this long (a capture gap's ``longest_write``: no write completed) says the disk stalled;
+#: No progress this long (a capture gap's ``longest_stall``: no write completed) says the disk stalled;
 #: a healthy disk takes milliseconds for the at most 1 MiB a write holds, even on a loaded machine.
 STALLED_AFTER = 1.0
 
@@ -262,7 +262,7 @@ class Recording:
             Event.CAPTURE_GAP,
             **self._buffer.take_gap(),
             cause=cause,
-            longest_write=round(stalled, 1),
+            longest_stall=round(stalled, 1),
             **more,
         )
         if not self._dropped:

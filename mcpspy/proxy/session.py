@@ -17,6 +17,7 @@ from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy
 from mcpspy.capture.retention import DEFAULT, RetentionPolicy, prune_at_start
 from mcpspy.capture.sessions import default_sessions_dir, session_file_name, session_id
 from mcpspy.capture.writer import CaptureWriter
+from mcpspy.clients import chosen
 from mcpspy.proxy.fdio import close_quietly
 from mcpspy.proxy.recording import Recording
 from mcpspy.proxy.sink_process import SinkProcess
@@ -110,6 +111,8 @@ class Session:
 def _start_sinks(config: ProxyConfig, stderr: SharedStderr) -> SinkProcess | None:
     """The sink process for ``--log`` and ``--otlp-endpoint``, or None when neither is asked (or usable)."""
     options: list[str] = ["--verbose"] if config.verbose else []
+    if names := chosen():  # the child judges by the profiles this process was given
+        options += ["--clients", ",".join(names)]
     pass_fds: list[int] = []
     if config.log == "-":
         options.append("--log-voice")  # through our stderr, between the server's lines

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from mcpspy.capture.format import CaptureFormatError
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import Event, Header, LifecycleRecord, Record
+from mcpspy.clients import add_clients_option, choose_from
 from mcpspy.proxy.fdio import write_quietly
 from mcpspy.proxy.sink_thread import SinkThread
 
@@ -200,7 +201,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--otlp-endpoint")
     parser.add_argument("--otlp-join", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    add_clients_option(parser)
     args = parser.parse_args(argv)
+    choose_from(args)
     try:
         run(args)
     except Exception as exc:  # one line, never a traceback on the client's stderr

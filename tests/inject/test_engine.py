@@ -298,3 +298,26 @@ def test_a_spec_waiting_for_a_method_nobody_asked_lets_every_chunk_go_as_read() 
     assert steps[0] == Write(S2C, reply(1)[10:])  # the rest of the line that went on as read, untouched
     assert isinstance(steps[1], Mark) and steps[1].id == "2"
     assert injector.quick(S2C, reply(3))  # answered: nothing pending for tools/call again
+
+
+@given(
+    st.lists(st.sampled_from(["tools/call", "tools/list", "ping"]), min_size=1, max_size=6),
+    st.booleans(),
+    st.lists(st.integers(0, 2_000), max_size=6),
+)
+def test_a_request_the_spec_waits_for_is_learnt_however_it_is_spelt_or_cut(
+    methods: list[str], escaped: bool, cuts: list[int]
+) -> None:
+    """Client lines forwarded unparsed (no SPEC's method in them) never hide one: a method spelt with
+    escapes, or cut across chunks, is still learnt, and the reply to it is struck."""
+    injector = Injector([parse_spec("stdout.not-json@tools/call")])
+    client = b"".join(request(i, m) for i, m in enumerate(methods, 1))
+    if escaped:
+        client = client.replace(b"tools/", b"tools\\/")
+    for chunk in chunks(client, cuts):
+        assert injector.passthrough(C2S)
+        injector.observe(chunk)
+    steps = [step for i in range(1, len(methods) + 1) for step in server_chunk(injector, reply(i))]
+    struck = [s.id for s in steps if isinstance(s, Mark)]
+    first = methods.index("tools/call") + 1 if "tools/call" in methods else None
+    assert struck == ([] if first is None else [str(first)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -17,6 +18,7 @@ from mcpspy.clients import known_names, parse_names
 from mcpspy.clients.profiles import BEHAVIOURS, DROPPING, ProfileError, parse, profiles
 from tests.analysis.steps import CALL_RESULT, TOOLS_RESULT, build, c2s, req, res, s2c, wait
 from tests.conftest import MCPSPY
+from tests.export.collector import running_collector
 
 REQUIRED_CLIENTS = {
     "claude-code",
@@ -182,3 +184,35 @@ def test_a_long_call_is_a_warning_naming_the_clients_that_give_up(tmp_path: Path
     assert "Codex gives up after 60s" in said and "Cursor" not in said
     assert warned("cursor") == []  # its timeout is unknown: nothing to hold the call to
     assert warned("gemini-cli") == []  # 600 s: the call ended in time
+
+
+NESTED_SERVER = """
+import json, sys
+tool = {"name": "nested", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}}}
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": [tool]}}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(("client", "severity"), [("cursor", "error"), ("codex", "info")])
+def test_the_proxys_clients_judge_in_its_live_sink_too(tmp_path: Path, client: str, severity: str) -> None:
+    """--clients on the proxy reaches the --log/OTLP child: its findings are the named client's verdicts."""
+    server = tmp_path / "nested.py"
+    server.write_text(NESTED_SERVER)
+    request = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+    with running_collector() as collector:
+        done = subprocess.run(
+            [*MCPSPY, "--home", str(tmp_path / "home"), "--clients", client, "--otlp-endpoint", collector.url,
+             "--", sys.executable, str(server)],
+            input=request, capture_output=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        points = collector.received.sum_points("mcpspy.finding.count")
+    judged = {
+        p["attributes"]["mcpspy.finding.severity"]
+        for p in points
+        if p["attributes"]["mcpspy.rule.id"] == "tools.schema-nested-combinator"
+    }
+    assert judged == {severity}

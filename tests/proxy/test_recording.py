@@ -261,7 +261,7 @@ def test_finish_gives_up_on_a_stuck_writer_which_then_ends_the_capture_with_a_ga
     events = [r.event for r in read_capture(path).records if isinstance(r, LifecycleRecord)]
     assert events == [Event.PROXY_STOPPED, Event.CAPTURE_GAP]
     (gap,) = gaps(path)  # the write stuck since before the end: a stalled disk
-    assert gap.pop("cause") == "stalled-disk" and float(gap.pop("longest_write")) >= 0.1
+    assert gap.pop("cause") == "stalled-disk" and float(gap.pop("longest_stall")) >= 0.1
     assert gap == {"lines": 1, "bytes": 7, "first": 2, "last": 2, "at_exit": 1}
 
 

@@ -91,7 +91,7 @@ def test_a_capture_nobody_reads_never_stalls_forwarding_and_gets_a_gap(tmp_path:
     assert stderr.count(b"capture-gap") == 1  # one warning, not one a drop
     # The cause, told: the writer's one write hung for as long as the disk did.
     assert (
-        gaps[0].details["cause"] == "stalled-disk" and float(gaps[0].details["longest_write"]) > STALLED_AFTER
+        gaps[0].details["cause"] == "stalled-disk" and float(gaps[0].details["longest_stall"]) > STALLED_AFTER
     )
     assert b"(a slow or stalled disk: a write made no progress for " in stderr
     finding = next(f for f in open_capture(copy).analyzer.findings if f.id == "capture.gap")
@@ -131,7 +131,7 @@ def test_a_burst_larger_than_the_buffer_on_a_disk_that_keeps_writing_is_told_as_
     records = read_capture(copy).records
     gaps = [r for r in records if isinstance(r, LifecycleRecord) and r.event is Event.CAPTURE_GAP]
     assert gaps and all(gap.details["cause"] == "burst" for gap in gaps), [gap.details for gap in gaps]
-    assert all(float(gap.details["longest_write"]) < STALLED_AFTER for gap in gaps)
+    assert all(float(gap.details["longest_stall"]) < STALLED_AFTER for gap in gaps)
     assert b"(a burst larger than its 64 MiB buffer, while the disk kept up (no write took 1 s))" in stderr
     assert b"a slow or stalled disk" not in stderr
     finding = next(f for f in open_capture(copy).analyzer.findings if f.id == "capture.gap")

@@ -47,7 +47,7 @@ def _gap_sentence(details: dict[str, int | str | float]) -> str:
     elif details.get("cause") == "burst":
         when = "during a burst larger than its buffer, while the disk kept up"
     elif details.get("cause") == "stalled-disk":
-        when = f"while the disk made no progress for {details.get('longest_write', '?')} s"
+        when = f"while the disk made no progress for {details.get('longest_stall', '?')} s"
     else:  # a capture from before the cause was recorded
         when = "while the disk fell behind"
     return (
