@@ -108,8 +108,8 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
 RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
 # Lean mode: requests kept pending per direction; past it the oldest become unknown. What keeps the
 # proxy and its children under 160 MiB with 1,000,000 requests each way never answered and a live OTLP
-# sink, whose process keeps about 500 bytes a pending request (BENCHMARKS.md: a flood nobody answers).
-PENDING_BOUND = 25_000
+# sink, whose process keeps about 500 bytes a pending request (BENCHMARKS.md: 25,000 gave 183 MiB).
+PENDING_BOUND = 10_000
 
 
 class Analyzer:

@@ -56,15 +56,15 @@ if TYPE_CHECKING:
     from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer
 
-MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past which batches are dropped
+MAX_QUEUED_RECORDS = 20_000  # records waiting for the analysis thread, past which batches are dropped
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 # The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it
-# is awaited, for at most this many (the analysis sets aside requests past 25,000 pending a way).
+# is awaited, for at most this many (the analysis sets aside requests past 10,000 pending a way).
 REQUESTS_RECALLED = 250_000
 GISTS_SHARED = 4_096  # distinct gists kept to be shared (a traceparent makes every gist its own)
 MULTILINE = (RuleId.STDIN_MULTILINE_JSON, RuleId.STDOUT_MULTILINE_JSON)
-EMITTED_KEPT = 65_536  # the last spans made, by request seq: a late reply (to a cancel) makes no second
+EMITTED_KEPT = 16_384  # the last spans made, by request seq: a late reply (to a cancel) makes no second
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
 EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included (the SDK's: per read)
 EXPORT_DEADLINE = EXPORT_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
