@@ -60,8 +60,9 @@ MAX_QUEUED_RECORDS = 20_000  # records waiting for the analysis thread, past whi
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 # The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it
-# is awaited, for at most this many (the analysis sets aside requests past 10,000 pending a way).
-REQUESTS_RECALLED = 250_000
+# is awaited, for at most this many (the analysis sets aside requests past 10,000 pending a way; the rest
+# is room for requests no reply can pair, a duplicate or invalid id, which are never completed).
+REQUESTS_RECALLED = 50_000
 GISTS_SHARED = 4_096  # distinct gists kept to be shared (a traceparent makes every gist its own)
 MULTILINE = (RuleId.STDIN_MULTILINE_JSON, RuleId.STDOUT_MULTILINE_JSON)
 EMITTED_KEPT = 16_384  # the last spans made, by request seq: a late reply (to a cancel) makes no second
