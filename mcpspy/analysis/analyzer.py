@@ -106,7 +106,10 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
 
 
 RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
-PENDING_BOUND = 100_000  # lean mode: requests kept pending per direction; past it the oldest become unknown
+# Lean mode: requests kept pending per direction; past it the oldest become unknown. What keeps the
+# proxy and its children under 160 MiB with 1,000,000 requests each way never answered and a live OTLP
+# sink, whose process keeps about 500 bytes a pending request (BENCHMARKS.md: 25,000 gave 183 MiB).
+PENDING_BOUND = 10_000
 
 
 class Analyzer:
@@ -142,7 +145,7 @@ class Analyzer:
         self._framing = Framing(out)
         self._era = era = EraTracker(out, bound)
         self._pairing = pairing = Pairing(out, era, recent, bound)
-        self._modern = ModernRules(out, era)
+        self._modern = ModernRules(out, era, bound)
         self._capabilities = Capabilities(out, era)
         self._progress = Progress(out, recent, pairing.is_pending)
         self._lifecycle = Lifecycle(out, pairing)

@@ -116,14 +116,10 @@ class ModernScript(Script):
                     Problem(E, "the server/discover result is not an object", sent.reply.evidence)
                 )
                 return {}
-            problems: Problems = []  # resultType and caching hints: the analysis's rules (shapes.py)
+            problems: Problems = []  # resultType, caching hints, version.unlisted: the analysis's rules
             versions = result.get("supportedVersions")
             if not (isinstance(versions, list) and versions and all(isinstance(v, str) for v in versions)):
                 problems.append((E, f"supportedVersions is {shown(versions)}, not a list of version strings"))
-            elif VERSION not in versions:
-                problems.append(
-                    (W, f"the server answered a {VERSION} request but lists only {shown(versions)}")
-                )
             capabilities = result.get("capabilities")
             if not isinstance(capabilities, dict):
                 problems.append((E, "the server/discover result has no capabilities object"))

@@ -56,14 +56,16 @@ if TYPE_CHECKING:
     from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer
 
-MAX_QUEUED_RECORDS = 50_000  # records waiting for the analysis thread, past which batches are dropped
+MAX_QUEUED_RECORDS = 20_000  # records waiting for the analysis thread, past which batches are dropped
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 # The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it
-# is awaited, for at most this many (the analysis sets aside requests past 100,000 pending a way).
-REQUESTS_RECALLED = 250_000
+# is awaited, for at most this many (the analysis sets aside requests past 10,000 pending a way; the rest
+# is room for requests no reply can pair, a duplicate or invalid id, which are never completed).
+REQUESTS_RECALLED = 50_000
+GISTS_SHARED = 4_096  # distinct gists kept to be shared (a traceparent makes every gist its own)
 MULTILINE = (RuleId.STDIN_MULTILINE_JSON, RuleId.STDOUT_MULTILINE_JSON)
-EMITTED_KEPT = 65_536  # the last spans made, by request seq: a late reply (to a cancel) makes no second
+EMITTED_KEPT = 16_384  # the last spans made, by request seq: a late reply (to a cancel) makes no second
 SPAN_QUEUE = 4_096  # the SDK batch processor's queue
 EXPORT_TIMEOUT = 2.0  # seconds one export may take, its retries included (the SDK's: per read)
 EXPORT_DEADLINE = EXPORT_TIMEOUT + 1.0  # ... and whatever the collector does (counted.Deadline)
@@ -158,8 +160,10 @@ class OtlpSink:
         self._held_messages: deque[Message] = deque(maxlen=MAX_HELD)  # stray text until the tracer exists
         self._held_findings: deque[Finding] = deque(maxlen=MAX_HELD)
         self._by_seq: dict[int, list[Finding]] = {}  # findings about pending exchanges' messages
-        self._emitted: dict[int, None] = {}  # request seqs whose span is made, the last EMITTED_KEPT
-        self._requests: dict[int, tuple[Exchange, RequestGist]] = {}  # lean: the awaited, by seq
+        self._emitted: dict[int, float] = {}  # request seq -> its time, of the last EMITTED_KEPT spans made
+        # Lean: the gist of each request awaited (or lost), by seq, until its span is made.
+        self._requests: dict[int, RequestGist] = {}
+        self._gists: dict[RequestGist, RequestGist] = {}
         self._queue: deque[Queued] = deque()
         self._queued = (0, 0)
         self._ready = threading.Condition()
@@ -242,7 +246,11 @@ class OtlpSink:
     def _recall(self, message: Message) -> None:
         """Lean: keep what the spans read of a request (the analysis keeps only its last messages)."""
         if message.kind is Kind.REQUEST and message.exchange is not None and not self.replay.analyzer.retain:
-            self._requests[message.seq] = (message.exchange, request_gist(message))
+            gist = request_gist(message)
+            gist = self._gists.setdefault(gist, gist)  # the same tool called again: one gist
+            if len(self._gists) > GISTS_SHARED:
+                self._gists.clear()
+            self._requests[message.seq] = gist
             if len(self._requests) > REQUESTS_RECALLED:
                 del self._requests[next(iter(self._requests))]
 
@@ -260,13 +268,16 @@ class OtlpSink:
         message = self.replay.analyzer.message(finding.seq)
         if message is not None and finding.id in MULTILINE:  # its first line became the message just now
             self._recall(message)
-        recalled = self._requests.get(finding.seq) if message is None else None
-        exchange = message.exchange if message is not None else recalled[0] if recalled else None
-        if (
-            exchange is not None
-            and exchange.request_seq not in self._emitted
-            and (exchange.state is ExchangeState.PENDING or id(exchange) in updated)
-        ):
+        exchange = message.exchange if message is not None else None
+        if message is None:  # lean, an old message: a request awaited, its span not made yet?
+            awaited = finding.seq in self._requests and finding.seq not in self._emitted
+        else:
+            awaited = (
+                exchange is not None
+                and exchange.request_seq not in self._emitted
+                and (exchange.state is ExchangeState.PENDING or id(exchange) in updated)
+            )
+        if awaited:
             self._by_seq.setdefault(finding.seq, []).append(finding)
             return
         if self.tracer is None:
@@ -277,16 +288,16 @@ class OtlpSink:
     def _completed(self, exchange: Exchange) -> None:
         if exchange.request_seq in self._emitted:
             return  # a reply after its cancel: the span was made at the cancel
-        self._emitted[exchange.request_seq] = None
+        self._emitted[exchange.request_seq] = exchange.sent_t
         if len(self._emitted) > EMITTED_KEPT:
             del self._emitted[next(iter(self._emitted))]
         analyzer = self.replay.analyzer
         request = analyzer.message(exchange.request_seq)
-        recalled = self._requests.get(exchange.request_seq)
-        if recalled is not None and exchange.state is not ExchangeState.LOST:  # still awaited when lost
+        gist = self._requests.get(exchange.request_seq)
+        if gist is not None and exchange.state is not ExchangeState.LOST:  # still awaited when lost
             del self._requests[exchange.request_seq]
-        if request is None and recalled is not None:
-            request = request_of_gist(exchange, recalled[1])
+        if request is None and gist is not None:
+            request = request_of_gist(exchange, gist)
         reply = analyzer.message(exchange.reply_seq) if exchange.reply_seq is not None else None
         findings = self._by_seq.pop(exchange.request_seq, [])
         if exchange.reply_seq is not None:
@@ -321,8 +332,7 @@ class OtlpSink:
         message = self.replay.analyzer.message(seq)
         if message is not None:
             return message.t
-        recalled = self._requests.get(seq)
-        return recalled[0].sent_t if recalled is not None else self.replay.last_t
+        return self._emitted.get(seq, self.replay.last_t)  # a request whose span is made
 
     # --- the end
 

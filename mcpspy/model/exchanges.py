@@ -60,24 +60,26 @@ def meta(message: Message | None) -> dict[str, Any]:
 
 class RequestGist(NamedTuple):
     """What the exports read of a request besides its Exchange, for a lean analysis (which keeps no
-    old message): its envelope's jsonrpc, its params' name and uri, its _meta's trace context."""
+    old message): its envelope's jsonrpc, its params' name and uri, its _meta's trace context.
+    Each a string or None: the exports read no other (and a gist of strings can be shared)."""
 
-    jsonrpc: Any
-    name: Any
-    uri: Any
-    traceparent: Any
-    tracestate: Any
+    jsonrpc: str | None
+    name: str | None
+    uri: str | None
+    traceparent: str | None
+    tracestate: str | None
 
 
 def request_gist(request: Message) -> RequestGist:
+    """What ``request_of_gist`` makes the request again from."""
     payload = request.payload if isinstance(request.payload, dict) else {}
     params, fields = request.params, request.meta
     return RequestGist(
-        payload.get("jsonrpc"),
-        params.get("name"),
-        params.get("uri"),
-        fields.get("traceparent"),
-        fields.get("tracestate"),
+        text_field(payload, "jsonrpc"),
+        text_field(params, "name"),
+        text_field(params, "uri"),
+        text_field(fields, "traceparent"),
+        text_field(fields, "tracestate"),
     )
 
 
@@ -85,8 +87,8 @@ def request_of_gist(exchange: Exchange, gist: RequestGist) -> Message:
     """The request of ``exchange`` carrying only its gist: what the exports read of it (spans.py)."""
     jsonrpc, name, uri, traceparent, tracestate = gist
     trace = {"traceparent": traceparent, "tracestate": tracestate}
-    request_meta = {key: value for key, value in trace.items() if value is not None}
-    request_params = {key: value for key, value in (("name", name), ("uri", uri)) if value is not None}
+    request_meta: dict[str, Any] = {key: value for key, value in trace.items() if value is not None}
+    request_params: dict[str, Any] = {k: v for k, v in (("name", name), ("uri", uri)) if v is not None}
     if request_meta:
         request_params["_meta"] = request_meta
     payload = {"jsonrpc": jsonrpc, "id": exchange.id, "method": exchange.method, "params": request_params}

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 
-def imported(module: str, name: str) -> Callable[[Any], str]:
-    """``module.name``, a renderer taking its subject and giving the document's text."""
+def imported(module: str, name: str) -> Callable[[Any], Any]:
+    """``module.name``, a renderer taking its subject and giving the document: its text, or its pieces."""
 
-    def render(subject: Any) -> str:
-        function: Callable[[Any], str] = getattr(importlib.import_module(module), name)
+    def render(subject: Any) -> Any:
+        function: Callable[[Any], Any] = getattr(importlib.import_module(module), name)
         return function(subject)
 
     render.__qualname__ = render.__name__ = name

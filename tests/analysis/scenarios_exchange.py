@@ -44,7 +44,7 @@ def rejected(i: int, version: str) -> Step:
 
 EXCHANGE_SCENARIOS: dict[str, list[Step]] = {
     # A flood of requests the server never answers. The full analysis keeps them all; the lean one (--log,
-    # the live OpenTelemetry export) keeps LEAN_BOUND pending a direction here (100,000 in use), sets the
+    # the live OpenTelemetry export) keeps LEAN_BOUND pending a direction here (10,000 in use), sets the
     # oldest aside as unknown (a reply to one is no stray), and says how many at the end (LEAN_EXPECTED).
     "pairing-pending-limit": [
         *discover(1),

@@ -34,6 +34,15 @@ def test_a_tool_schema_failure_gets_the_schema_rule_s_fix(tmp_path: Path) -> Non
     assert "Answer tools/list with a tools array" not in verdict["fix"]
 
 
+def test_a_version_the_server_does_not_list_is_said_once_by_the_rule_that_says_it(tmp_path: Path) -> None:
+    """discover.result carries version.unlisted; the check does not say it again in its own words."""
+    done = run_check(tmp_path, faulty("unlisted-version"), "--era", "modern")
+    [verdict] = [v for v in done.report["checks"] if v["id"] == "discover.result"]
+    assert verdict["status"] == "warn" and "version.unlisted" in verdict["findings"]
+    said = [p["message"] for p in verdict["problems"]]
+    assert not any("lists only" in text for text in said), said
+
+
 def test_check_sessions_are_kept_apart_from_the_clients_sessions(tmp_path: Path) -> None:
     home = tmp_path / "home"
     subprocess.run([*MCPSPY, "--home", str(home), "--name", "real", "--", "true"], check=True, timeout=60)

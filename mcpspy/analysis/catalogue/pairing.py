@@ -59,7 +59,7 @@ ROWS: list[Rule] = [
          fix="Answer every request, with an error when it fails, before the session ends."),
     Rule(RuleId.PAIRING_PENDING_LIMIT, W,
          "More requests were pending at once than the lean analysis of --log and the live OpenTelemetry "
-         "export keeps a direction (100,000): the oldest were set aside as unknown, their replies not paired "
+         "export keeps a direction (10,000): the oldest were set aside as unknown, their replies not paired "
          "and never called unanswered. The finding says how many.",
          "mcpspy docs/report.md \u00a7Reading a finding (--log: memory stays bounded)",
          bad="1,000,000 requests sent, none answered (a server that echoes them, or has hung)",

@@ -46,12 +46,15 @@ GOOD_KEY_LENGTH = 256  # longer keys are checked each time, never kept
 
 
 class ModernRules:
-    def __init__(self, out: Reporter, era: EraTracker) -> None:
+    def __init__(self, out: Reporter, era: EraTracker, bound: int | None = None) -> None:
+        """``bound`` (lean mode): at most that many requests remembered as flagged meta.missing, the
+        newest (pairing sets older ones aside, unpaired: no reply of theirs is judged)."""
         self._out = out
         self._era = era
+        self._bound = bound
         self.supported_versions: list[str] | None = None  # from the server/discover result
         self._extensions = False  # the server/discover result advertised extensions (new result types)
-        self._meta_missing: set[int] = set()  # request seqs flagged meta.missing
+        self._meta_missing: dict[int, None] = {}  # request seqs flagged meta.missing, oldest first
         # discover.not-implemented: a -32601 to a 2026-07-28 server/discover; a result to another request.
         self._discover_refused: int | None = None
         self._served: int | None = None
@@ -93,7 +96,9 @@ class ModernRules:
 
     def meta_missing(self, request: Exchange, why: str = "") -> None:
         """A request of a process that is not legacy came without _meta (rules/legacy.py says which)."""
-        self._meta_missing.add(request.request_seq)
+        self._meta_missing[request.request_seq] = None
+        if self._bound is not None and len(self._meta_missing) > self._bound:
+            del self._meta_missing[next(iter(self._meta_missing))]
         self._out.find(
             RuleId.META_MISSING,
             request.request_seq,
@@ -168,7 +173,7 @@ class ModernRules:
         exchange = message.exchange
         if exchange is None or exchange.method == "initialize":
             return
-        self._meta_missing.discard(exchange.request_seq)  # answered: never asked about again
+        self._meta_missing.pop(exchange.request_seq, None)  # answered: never asked about again
         code = error_code_of(message)
         if code == UNSUPPORTED_VERSION:
             data = error_of(message).get("data")
@@ -203,7 +208,7 @@ class ModernRules:
         if exchange is None or exchange.method == "initialize":
             return
         if exchange.request_seq in self._meta_missing:
-            self._meta_missing.discard(exchange.request_seq)  # an exchange is answered once
+            del self._meta_missing[exchange.request_seq]  # an exchange is answered once
             self._not_rejected(exchange, message)
         result, version = result_of(message), exchange.version
         if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:

@@ -50,6 +50,7 @@ FAULTS = {
     "pings-client": "(legal) pings the client after notifications/initialized, in the legacy era",
     "coerces-string-ids": "echoes a string id that reads as a number as that number",
     "discover-missing": "serves 2026-07-28 requests, but server/discover gets -32601",
+    "unlisted-version": "serves 2026-07-28, but server/discover lists only 2025-11-25",
     "serves-batch": "serves a JSON array line as a batch (answered -32600 otherwise)",
     "accepts-bad-log-level": "takes a log level that is none (-32602 otherwise), in _meta or logging/setLevel",
     "bad-structured-content": "add declares an outputSchema, and its structuredContent does not fit it",
@@ -221,7 +222,7 @@ class Server:
                 request_id,
                 done
                 | {
-                    "supportedVersions": [VERSION],
+                    "supportedVersions": [LEGACY[0]] if "unlisted-version" in self.faults else [VERSION],
                     "capabilities": {"tools": {}, "logging": {}},
                     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "faulty", "version": "1.0"}},
                 }
