@@ -90,6 +90,25 @@ def extras(results: dict[str, Any]) -> list[str]:
         )
     else:
         lines.append(f"TUI open time: {_note(tui)}")
+    otlp = results.get("otlp", {})
+    if "median" in otlp:
+        median = otlp["median"]
+        shown = [
+            f"{what} {median[name]['p50_us']:.0f}/{median[name]['p99_us']:.0f} us"
+            + (
+                f" ({median[name]['x_none']['p50_us']:.2f}x/{median[name]['x_none']['p99_us']:.2f}x)"
+                if "x_none" in median[name]
+                else ""
+            )
+            for name, what in (("none", "no sink"), ("live", "live collector"), ("dead", "dead collector"))
+        ]
+        lines.append(
+            f"live OTLP (`benchmarks/otlp_latency.py`, {otlp['requests']:,} sequential requests x "
+            f"{otlp['rounds']} interleaved rounds), p50/p99 (the median of each round's ratio to no sink): "
+            + "; ".join(shown)
+        )
+    elif "otlp" in results:
+        lines.append(f"live OTLP: {_note(otlp)}")
     for target, ok in results["targets"].items():
         lines.append(f"target {target}: {_fmt(ok, '')}")
     return lines

@@ -58,11 +58,13 @@ class Sizes:
     memory_messages: int
     capture_messages: int  # messages (requests + answers) in the capture the offline figures read
     peer_budget_s: float  # a peer slower than this on the full count is measured on a tenth of it
+    otlp_rounds: int  # mcpspy without a sink, with a live collector, with a dead one: interleaved rounds
+    otlp_requests: int
 
 
-FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0)
-QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 1, 200_000, 20_000, 8.0)
-SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 1, 20_000, 2_000, 3.0)
+FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0, 5, 2_000)  # otlp_latency.py's own
+QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 1, 200_000, 20_000, 8.0, 1, 500)
+SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 1, 20_000, 2_000, 3.0, 1, 100)
 
 
 def echo_server() -> list[str]:
@@ -156,7 +158,7 @@ def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: 
     return figures
 
 
-STEPS = ("latency", "throughput", "big_line", "memory", "offline")
+STEPS = ("latency", "throughput", "big_line", "memory", "offline", "otlp")
 
 
 def before_shim(tree: Path) -> Shim:
@@ -212,6 +214,20 @@ def run_offline(sizes: Sizes, env: dict[str, str], scratch: Path) -> tuple[Figur
     return results[0], results[1]
 
 
+def run_otlp(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
+    """benchmarks/otlp_latency.py: mcpspy's round trips with no sink, a live collector and a dead one."""
+    done = subprocess.run(
+        [mcpspy_python(), str(HERE / "otlp_latency.py"),
+         "--rounds", str(sizes.otlp_rounds), "--requests", str(sizes.otlp_requests)],
+        capture_output=True, text=True, env=env, cwd=scratch, timeout=1200, check=False,
+    )  # fmt: skip
+    try:
+        figure: Figure = json.loads(done.stdout)
+    except ValueError:
+        figure = {"error": f"exit {done.returncode}: {done.stderr.strip()[-400:]}"}
+    return figure
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -256,6 +272,12 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         "64 MiB line <= 1.15x socat": check(mine.get("big_line_vs_socat"), lambda v: v <= 1.15),
         "memory flat": results["memory"].get("flat"),
     }
+    for shape in ("live", "dead"):
+        times = results.get("otlp", {}).get("median", {}).get(shape, {}).get("x_none", {})
+        for key in ("p50", "p99"):
+            targets[f"{key} with a {shape} OTLP collector <= 1.2x no sink"] = check(
+                times.get(f"{key}_us"), lambda v: v <= 1.2
+            )
     return ratios, targets
 
 
@@ -339,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             ("big_line", lambda: run_big_line(shims, sizes, env, scratch)),
             ("memory", lambda: run_memory(sizes, env, scratch)),
             ("offline", lambda: run_offline(sizes, env, scratch)),
+            ("otlp", lambda: run_otlp(sizes, env, scratch)),
         ]
         for key, step in steps:
             if args.only and key not in args.only:
@@ -358,9 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, note in skipped.items():
         for key in ("latency", "throughput", "big_line"):
             results.setdefault(key, {})[name] = {"skipped": note}
-    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui"):
+    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui", "otlp"):
         results.setdefault(
-            key, {"skipped": "not asked (--only)"} if key in ("memory", "analysis", "tui") else {}
+            key, {"skipped": "not asked (--only)"} if key in ("memory", "analysis", "tui", "otlp") else {}
         )
     results["ratios"], results["targets"] = compare(results)
 

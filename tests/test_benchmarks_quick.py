@@ -96,7 +96,14 @@ def test_ratios_targets_and_table(quick: tuple[dict[str, Any], str]) -> None:
         "64 MiB line <= 3x cat",
         "64 MiB line <= 1.15x socat",
         "memory flat",
+        *(
+            f"{key} with a {shape} OTLP collector <= 1.2x no sink"
+            for shape in ("live", "dead")
+            for key in ("p50", "p99")
+        ),
     }
+    otlp = results["otlp"]["median"]  # benchmarks/otlp_latency.py's figures, each shape measured
+    assert all(is_number(otlp[shape]["p99_us"]) for shape in ("none", "live", "dead")), otlp
     assert results["machine"]["nproc"] >= 1 and results["machine"]["cpu"]
     for name in OURS:
         assert any(line.startswith(name) for line in table.splitlines()), table
