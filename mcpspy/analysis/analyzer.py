@@ -287,9 +287,14 @@ class Analyzer:
         """Findings an injection provoked (``--inject``): never among ``findings``, never counted."""
         return self._out.injected_findings
 
-    def records_missing(self) -> None:
-        """Records between the last fed and the next never came (a --log that fell behind)."""
+    def records_missing(self) -> list[AnalysisEvent]:
+        """Records between the last fed and the next never came (a --log that fell behind).
+
+        The events: what was pending is now unknown (ExchangeUpdated), for the sink to say.
+        """
+        self._out.events = []
         self._pairing.gap()
+        return self._out.events
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         self._out.events = []

@@ -209,6 +209,8 @@ class OtlpSink:
                         self._ready.wait()
                     batch = self._queue.popleft()
                     if isinstance(batch, int):
+                        # what was pending is unknown now, no span yet: a reply after the gap still
+                        # pairs it and makes its span then (one never answered gets none: a known limit)
                         self.replay.analyzer.records_missing()
                         continue
                     if batch is not None:

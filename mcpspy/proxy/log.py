@@ -68,7 +68,7 @@ class LogSink:
 
     def skipped(self, count: int) -> None:
         """Say in the log itself what it missed: records dropped while it was behind (SinkThread)."""
-        self.replay.analyzer.records_missing()
+        self.replay.analyzer.records_missing()  # exchange updates only (pending -> unknown): not shown
         if not self._dead:
             self._write(
                 f"{PREFIX} warning: --log skipped {count:,} records: it fell behind the traffic (its "

@@ -265,3 +265,14 @@ def test_below_the_bound_lean_and_full_agree_with_the_bound_at_the_peak(
     assert findings_of(records, retain=False) == full
     monkeypatch.setattr(analyzer_module, "PENDING_BOUND", peak - 1)
     assert "pairing.pending-limit" in {f.id for f in findings_of(records, retain=False)}
+
+
+def test_records_missing_says_what_became_unknown() -> None:
+    """A sink told of a gap hears which pending exchanges it made unknown (they once went nowhere)."""
+    replay = Replay(retain=False)
+    replay.feed(line(1, Stream.C2S, request(1)))
+    replay.feed(line(2, Stream.C2S, request(2)))
+    replay.feed(line(3, Stream.S2C, result(1)))
+    events = replay.analyzer.records_missing()
+    updated = [e.exchange for e in events if isinstance(e, ExchangeUpdated)]
+    assert [(x.id, x.state) for x in updated] == [(2, ExchangeState.UNKNOWN)]
