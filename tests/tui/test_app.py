@@ -163,3 +163,12 @@ async def test_live_ages_tick_by_the_wall_clock(tmp_path: Path) -> None:
         assert app.snapshot.started_epoch is not None
         # the fixture started long ago: its pending requests are far past the slow threshold by now
         assert now_in(app.session, app.live, app.clock) > app.rows[-1].t + 60
+
+
+def test_the_timeline_takes_bars_before_it_is_composed_and_after_it_is_gone() -> None:
+    """The live tick may reach the timeline tab as it mounts, or as the app closes: never an error."""
+    from mcpspy.tui.panes.timeline import TimelinePane
+
+    pane = TimelinePane(id="timeline")  # no children yet: nothing to draw into
+    pane.show([], 1.0)
+    assert pane._bars == []  # kept, drawn at its first resize

@@ -11,6 +11,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from mcpspy.analysis.model import ExchangeState
@@ -114,5 +115,9 @@ class TimelinePane(Vertical):
         self._draw()
 
     def _draw(self) -> None:
+        try:
+            bars = self.query_one("#timeline-bars", Static)
+        except NoMatches:  # not composed yet (drawn at its first resize), or removed as the app closes
+            return
         width = max(self.size.width - 2, MIN_WIDTH)  # room for a scrollbar, so the bars never move
-        self.query_one("#timeline-bars", Static).update(render_timeline(self._bars, self._now, width))
+        bars.update(render_timeline(self._bars, self._now, width))
