@@ -533,11 +533,11 @@ class InspectorApp(App[None]):
         except NoMatches:  # the app is closing
             return
         if active == "tab-inflight":
-            self.query_one(InFlightPane).show(self.pending_rows())
+            self.query_one(InFlightPane).show(self.in_flight_rows())
         elif active == "tab-timeline":
             self.show_timeline()
 
-    def pending_rows(self) -> list[PendingRow]:
+    def in_flight_rows(self) -> list[PendingRow]:
         """The in-flight requests: of every session under `watch --all`, each named by its server."""
         if self.all_live:
             return pending_of_all(self.shown.values(), self.live, self.clock)
