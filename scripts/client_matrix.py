@@ -1,6 +1,7 @@
 """How real MCP clients take each server->client fault: runs them under --inject, writes docs/clients.md.
 
     python scripts/client_matrix.py [--clients py-sdk,ts-sdk,ts-sdk-v2,claude-code,codex]
+                                    [--jobs N]
                                     [--faults ID,...] [--runs 3] [--out docs/clients.md] [--json FILE]
 
 Each client the test suite drives (tests/clients/) is run against the
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,7 +212,7 @@ CLIENTS: dict[str, Callable[[Path, str, Path], str]] = {
 }
 
 
-def render(results: dict[str, dict[str, list[Run]]], clients: list[str], faults: list[str]) -> str:
+def render(results: dict[str, dict[str, list[Run]]], clients: list[str], faults: list[str], jobs: int) -> str:
     today = datetime.date.today().isoformat()
     v = versions()
     head = "| fault | " + " | ".join(clients) + " |"
@@ -251,7 +253,8 @@ client never asked for what the fault strikes at (the SPEC never matched).
 {_codex_method(clients)}
 - Every run gets a fresh HOME and sessions directory and no network. {runs} run(s) per cell: the
   reaction most runs saw is the cell's; when runs differ, the others follow with how many runs saw
-  them (a timing fault, a delay or a drip, can land differently from run to run).
+  them (a timing fault, a delay or a drip, can land differently from run to run). Runs went
+  {jobs} at a time on {os.cpu_count()} CPU(s).
 
 ## Server -> client faults
 
@@ -343,6 +346,9 @@ def main() -> int:
     )
     parser.add_argument("--faults", help="comma-separated fault ids (default: every server->client fault)")
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each cell (default {RUNS})")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="runs at once (default 1; each run has its own HOME and sessions)"
+    )
     parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
     parser.add_argument("--json", metavar="FILE", help="also write the raw results here")
     parser.add_argument(
@@ -364,12 +370,16 @@ def main() -> int:
         results = {c: {f: earlier_runs(cell) for f, cell in cells.items()} for c, cells in earlier.items()}
         for client in clients:
             results.setdefault(client, {})
-    for fault in faults:
-        for client in clients:
-            results[client][fault] = [run_once(client, fault) for _ in range(args.runs)]
+    cells = [(client, fault) for fault in faults for client in clients]
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = {cell: [pool.submit(run_once, *cell) for _ in range(args.runs)] for cell in cells}
+        for (client, fault), futures in runs.items():
+            results[client][fault] = [future.result() for future in futures]
     shown_clients = [c for c in CLIENTS if c in results]
     shown_faults = [f.id for f in FAULT_LIST if all(f.id in results[c] for c in shown_clients)]
-    Path(args.out).write_text(render(results, shown_clients, shown_faults), encoding="utf-8")
+    Path(args.out).write_text(
+        render(results, shown_clients, shown_faults, max(1, args.jobs)), encoding="utf-8"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

@@ -6,11 +6,13 @@ import hashlib
 import json
 import re
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpspy.capture import redact
 from mcpspy.capture.redact import (
     DEFAULT_KEYS,
     FOLDS_TO_ASCII,
@@ -398,3 +400,35 @@ def test_the_pre_checks_shortcuts_say_what_its_regular_expression_says(line: byt
     redactor = Redactor()
     folded = line.translate(bytes(range(256)).lower(), b"_-")
     assert redactor.may_hold_secret(line) == (redactor._flag(folded) is not None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        PRE_CHECK_PIECES | st.binary(max_size=4) | st.sampled_from([b"_:", b'" _-\t:', b' ":']), max_size=24
+    ).map(b"".join),
+    st.sampled_from([(), ("apiKey",), ("token", "tok")]),
+)
+def test_the_keys_only_pre_check_of_long_lines_says_what_the_regular_expression_says(
+    line: bytes, more_keys: tuple[str, ...]
+) -> None:
+    """A long ASCII line is pre-checked only before its colons: never where the regex would differ.
+
+    The length from which that is done is lowered to 0 here, so short lines take that way too.
+    """
+    redactor = Redactor((*DEFAULT_KEYS, *more_keys))
+    folded = line.translate(bytes(range(256)).lower(), b"_-")
+    with mock.patch.object(redact, "KEYS_ONLY_ABOVE", 0):
+        assert redactor.may_hold_secret(line) == (redactor._flag(folded) is not None)
+
+
+def test_a_long_part_is_pre_checked_before_its_colons_only() -> None:
+    """The 1 MiB first part of a long line: its keys looked at, not its megabyte of value."""
+    redactor = Redactor()
+    head = b'{"jsonrpc":"2.0","method":"tools/call","params":{"data":"'
+    assert redact._keys_before_colons(head + b"x" * (1 << 20)) == [b"jsonrpc", b"method", b"params", b"data"]
+    assert not redactor.may_hold_secret(head + b"x" * (1 << 20))
+    assert redactor.may_hold_secret(b'{"params":{"api_Key"  :"' + b"x" * (1 << 20))
+    assert redactor.may_hold_secret(b'{"x":"' + b"y" * (1 << 20) + b'","Auth-Token":"s"}')
+    assert redact._keys_before_colons(b":" * 65) is None  # too many colons: the whole line is searched
+    assert redactor.may_hold_secret(b'{"token"' + b" " * 100 + b":1," + b"x" * (1 << 16) + b"}")
