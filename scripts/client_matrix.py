@@ -1,6 +1,7 @@
 """How real MCP clients take each server->client fault: runs them under --inject, writes docs/clients.md.
 
     python scripts/client_matrix.py [--clients py-sdk,ts-sdk,ts-sdk-v2,claude-code,codex]
+                                    [--jobs N]
                                     [--faults ID,...] [--runs 3] [--out docs/clients.md] [--json FILE]
 
 Each client the test suite drives (tests/clients/) is run against the
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,7 +212,7 @@ CLIENTS: dict[str, Callable[[Path, str, Path], str]] = {
 }
 
 
-def render(results: dict[str, dict[str, list[Run]]], clients: list[str], faults: list[str]) -> str:
+def render(results: dict[str, dict[str, list[Run]]], clients: list[str], faults: list[str], jobs: int) -> str:
     today = datetime.date.today().isoformat()
     v = versions()
     head = "| fault | " + " | ".join(clients) + " |"
@@ -247,11 +249,14 @@ client never asked for what the fault strikes at (the SPEC never matched).
   kills the server as that request reaches it), once.
 - The SDK clients are the fault drivers in `tests/clients/`: initialize, then {SDK_CALLS} requests
   (`tools/call add` twice, `tools/list` once, in turn), each bounded at 3 s, going on after a failure.
+  The Python SDK lists the tools itself inside its first `tools/call` (it checks the result against
+  the tool's output schema), so in the py-sdk column the fault strikes that first call.
 - Claude Code: `claude mcp add spied -- mcpspy ...`, then `claude mcp list` (connects, lists the tools).
 {_codex_method(clients)}
 - Every run gets a fresh HOME and sessions directory and no network. {runs} run(s) per cell: the
   reaction most runs saw is the cell's; when runs differ, the others follow with how many runs saw
-  them (a timing fault, a delay or a drip, can land differently from run to run).
+  them (a timing fault, a delay or a drip, can land differently from run to run). Runs went
+  {jobs} at a time on {os.cpu_count()} CPU(s).
 
 ## Server -> client faults
 
@@ -341,8 +346,15 @@ def main() -> int:
     parser.add_argument(
         "--clients", default=",".join(CLIENTS), help="comma-separated, of: " + ", ".join(CLIENTS)
     )
-    parser.add_argument("--faults", help="comma-separated fault ids (default: every server->client fault)")
+    parser.add_argument(
+        "--faults",
+        help="comma-separated fault ids (default: every server->client fault; '' with --update: "
+        "run nothing, only write the table again)",
+    )
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each cell (default {RUNS})")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="runs at once (default 1; each run has its own HOME and sessions)"
+    )
     parser.add_argument("--out", default=str(REPO / "docs" / "clients.md"))
     parser.add_argument("--json", metavar="FILE", help="also write the raw results here")
     parser.add_argument(
@@ -357,19 +369,29 @@ def main() -> int:
         parser.error(f"unknown client {unknown[0]!r} (known: {', '.join(CLIENTS)})")
     if missing := missing_packages(clients):
         parser.error(f"{missing[0]} is not installed: run bash .ci/clients/install.sh")
-    faults = args.faults.split(",") if args.faults else [f.id for f in FAULT_LIST if f.direction == "s2c"]
+    if args.faults is None:
+        faults = [f.id for f in FAULT_LIST if f.direction == "s2c"]
+    else:
+        faults = [f for f in args.faults.split(",") if f]
+        known = {f.id for f in FAULT_LIST if f.direction == "s2c"}
+        if unknown_faults := [f for f in faults if f not in known]:
+            parser.error(f"unknown server->client fault {unknown_faults[0]!r} (see: mcpspy faults)")
     results: dict[str, dict[str, list[Run]]] = {c: {} for c in clients}
     if args.update:
         earlier = json.loads(Path(args.update).read_text(encoding="utf-8"))
         results = {c: {f: earlier_runs(cell) for f, cell in cells.items()} for c, cells in earlier.items()}
         for client in clients:
             results.setdefault(client, {})
-    for fault in faults:
-        for client in clients:
-            results[client][fault] = [run_once(client, fault) for _ in range(args.runs)]
+    cells = [(client, fault) for fault in faults for client in clients]
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = {cell: [pool.submit(run_once, *cell) for _ in range(args.runs)] for cell in cells}
+        for (client, fault), futures in runs.items():
+            results[client][fault] = [future.result() for future in futures]
     shown_clients = [c for c in CLIENTS if c in results]
     shown_faults = [f.id for f in FAULT_LIST if all(f.id in results[c] for c in shown_clients)]
-    Path(args.out).write_text(render(results, shown_clients, shown_faults), encoding="utf-8")
+    Path(args.out).write_text(
+        render(results, shown_clients, shown_faults, max(1, args.jobs)), encoding="utf-8"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

@@ -65,7 +65,7 @@ from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
 from mcpspy.tui.panes.header import HeaderBar, HeaderState
 from mcpspy.tui.panes.inflight import InFlightPane
-from mcpspy.tui.panes.message_list import Key, MessageList
+from mcpspy.tui.panes.message_list import MessageList
 from mcpspy.tui.panes.side import SidePane, compose_side
 from mcpspy.tui.panes.stderr import StderrPane
 from mcpspy.tui.panes.timeline import TimelinePane
@@ -389,7 +389,7 @@ class InspectorApp(App[None]):
         except NoMatches:  # the app is closing
             return
         new: list[Message] = []
-        changed: set[Key] = set()
+        changed: dict[int, set[int]] = {}  # by origin: the seqs whose analysis changed
         was_unanalysed = self.unanalysed
         for origin, batch in batches:
             self.shown[origin].take(batch)
@@ -399,7 +399,7 @@ class InspectorApp(App[None]):
                 messages.origin_of.update((id(m), origin) for m in batch.messages)
                 self.finding_origin.update((id(f), origin) for f in batch.findings)
             new.extend(batch.messages)
-            changed.update((origin, seq) for seq in batch.changed)
+            changed.setdefault(origin, set()).update(batch.changed)
             if batch.findings:
                 self.query_one(FindingsPane).add(batch.findings)
             if batch.stderr:
@@ -414,7 +414,8 @@ class InspectorApp(App[None]):
         if not self.unanalysed and not self.reading:
             self._resume_collector(len(messages.all_messages) + len(new))
         messages.add(new, changed)
-        detail.changed({seq for _, seq in changed})
+        if detail.message is not None:  # its session's changes
+            detail.changed(changed.get(messages.key(detail.message)[0], ()))
         detail.show(messages.current)  # now, so that it is drawn in the same frame as the list
         if was_unanalysed and not self.unanalysed and messages.filter is not None:
             messages.set_filter(messages.filter)  # the list was filtered before the analysis had its say

@@ -123,7 +123,7 @@ class CaptureFeed:
         self._unanalysed: deque[Listed] = deque()
         self._progress = (0, False)  # (unanalysed, reading) as the last batch said
         self._problems_said = 0
-        self.context = ContextMeter()  # fed each exchange as it changes: a tools/list's cost, once answered
+        self.context = ContextMeter()  # fed each tools/list exchange as it changes: its cost, once answered
         self.opened = False
         self.done = False
 
@@ -222,10 +222,16 @@ class CaptureFeed:
 
     def _take(self, events: list[AnalysisEvent], batch: Batch) -> None:
         """What the analysis changed; its messages are in the list already."""
+        changed = batch.changed
         for ev in events:
-            if isinstance(ev, ExchangeUpdated):
-                self.context.exchange(ev.exchange, self.analyzer.message)
-                batch.changed.update(s for s in (ev.exchange.request_seq, ev.exchange.reply_seq) if s)
-            elif isinstance(ev, FindingRaised):
+            if type(ev) is ExchangeUpdated:
+                exchange = ev.exchange
+                if exchange.method == "tools/list":  # the one cost the header shows (Snapshot)
+                    self.context.exchange(exchange, self.analyzer.message)
+                if exchange.request_seq:
+                    changed.add(exchange.request_seq)
+                if exchange.reply_seq:
+                    changed.add(exchange.reply_seq)
+            elif type(ev) is FindingRaised:
                 batch.findings.append(ev.finding)
-                batch.changed.add(ev.finding.seq)
+                changed.add(ev.finding.seq)

@@ -9,6 +9,10 @@ and a flood is named as a failure of its own: robust.flood.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -116,3 +120,55 @@ def test_the_assembler_accounts_for_every_line_once(lines: list[bytes]) -> None:
     for ordinal, payload, raw in out:
         covered += range(ordinal, ordinal + raw.count(b"\n") + 1) if payload is not None else [ordinal]
     assert sorted(covered) == list(range(len(lines)))
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The live processes whose command line holds ``text`` (here: a test's own sessions dir)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text.encode() in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_check_ended_by_sigterm_mid_flood_leaves_no_process_behind(tmp_path: Path) -> None:
+    argv = [
+        sys.executable,
+        "-m",
+        "mcpspy",
+        "check",
+        "--home",
+        str(tmp_path),
+        *BOUNDED,
+        "--",
+        *HOSTILE,
+        "flood",
+    ]
+    check = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + SLACK
+        while len(_processes_naming(str(tmp_path))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)  # check, its proxy, the proxy's server: the flood is under way
+        assert check.poll() is None, "the check ended before the flood began"
+        time.sleep(1.0)
+        check.send_signal(signal.SIGTERM)
+        check.wait(timeout=SLACK)
+        deadline = time.monotonic() + SLACK
+        while (left := _processes_naming(str(tmp_path))) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert left == [], "survived the check: " + ", ".join(
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:160]
+            for pid in left
+        )
+    finally:
+        check.kill()
+        for pid in _processes_naming(str(tmp_path)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

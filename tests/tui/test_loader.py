@@ -6,6 +6,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+import orjson
 import pytest
 
 from mcpspy.analysis.context_cost import context_cost
@@ -20,6 +21,7 @@ from mcpspy.tui.panes.findings import FindingsPane
 from tests.conftest import FIXTURES
 from tests.tui.snapshot_app import started_epoch
 from tests.tui.test_app import header_of, wait_rows
+from tests.tui.test_navigation import visible_rows, wait_loaded, write_capture
 
 
 def repeated(source: Path, times: int, out: Path, lines_only: bool = False) -> Path:
@@ -105,6 +107,62 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
         await pilot.pause()
         assert app.loaded and [m.seq for m in app.rows] == flagged
         assert "analysing" not in header_of(app)
+
+
+def named_calls(n: int) -> list[tuple[Stream, bytes]]:
+    """``n`` tools/call requests, each naming its tool, and their replies: rows that change when paired."""
+    lines = []
+    for i in range(1, n + 1):
+        call = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": f"tool{i % 7}"}}
+        lines.append((Stream.C2S, orjson.dumps(call)))
+        lines.append((Stream.S2C, orjson.dumps({"jsonrpc": "2.0", "id": i, "result": {"content": []}})))
+    return lines
+
+
+async def drawn_after_load(path: Path, *keys: str) -> list[str]:
+    """The rows on screen once an app has loaded ``path`` at its own pace, after ``keys``."""
+    app = InspectorApp(path, live=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+        return visible_rows(app.message_list)
+
+
+@pytest.mark.parametrize("keys", [(), ("g",)])
+async def test_rows_drawn_before_their_analysis_are_drawn_again_as_analysed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keys: tuple[str, ...]
+) -> None:
+    """Listed and drawn before it is paired, a row ends as one drawn after: latencies, what a reply's
+    request names, however many rows one batch of the analysis changes at once."""
+    path = write_capture(tmp_path / "calls.jsonl", named_calls(1500))
+    expected = await drawn_after_load(path, *keys)
+    gate, slices = threading.Event(), []
+    analyse = loader.CaptureFeed._analyse
+
+    def gated(feed: loader.CaptureFeed, limit: int, batch: loader.Batch) -> None:
+        slices.append(limit)
+        if len(slices) > 1:  # the first slice goes with the end of the list; the rest wait
+            gate.wait(10)
+        analyse(feed, limit, batch)
+
+    monkeypatch.setattr(loader, "READ_SLICE", 20_000)
+    monkeypatch.setattr(loader, "ANALYSE_SLICE", 7)
+    monkeypatch.setattr(loader.CaptureFeed, "_analyse", gated)
+    app = InspectorApp(path, live=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_rows(app, pilot, 3000)
+        await pilot.press(*keys)
+        await pilot.pause()
+        before = visible_rows(app.message_list)
+        assert not app.loaded and sum("ms" in row for row in before) <= 4  # drawn, not yet paired
+        assert any("tools/call tool" in row for row in before)  # a request names its tool unpaired
+        gate.set()
+        await wait_loaded(app, pilot)
+        await pilot.pause()
+        after = visible_rows(app.message_list)
+    assert after == expected != before
+    assert sum("ms" in row for row in after) >= len(after) // 2 - 1  # every reply: its latency
 
 
 async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, small_slices: None) -> None:

@@ -75,6 +75,8 @@ async def test_findings_are_sorted_by_seq_and_wrap_at_every_width(tmp_path: Path
             words = " ".join(text.split())
             assert long.strip() in words, (width, text)  # every word of it is on screen, in order
             assert all(len(line) <= pane.scrollable_content_region.width for line in text.splitlines())
+            lines = sum(len(pane.row_text(row).splitlines()) for row in range(3))  # measured as shown
+            assert pane.line_count == lines and pane.virtual_size.height == lines + 1
         await pilot.press("tab", "G")
         assert pane.cursor == 2
         await pilot.press("k", "enter")  # the finding about seq 5 -> its line

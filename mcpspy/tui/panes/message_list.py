@@ -14,8 +14,10 @@ the whole message, the exchange, copy.
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Generic, TypeVar
 
 from textual import on
 from textual.message import Message as TextualMessage
@@ -25,14 +27,45 @@ from mcpspy.filters import Filter
 from mcpspy.tui.clipboard import send_to_clipboard
 from mcpspy.tui.follow_screen import FollowExchange
 from mcpspy.tui.panes.detail import pair_of
-from mcpspy.tui.rows import NAMED_BY, Cell, message_cells, subject_of
+from mcpspy.tui.rows import Cell, message_cells, subject_of
 from mcpspy.tui.search import Search
 from mcpspy.tui.time_display import TimeDisplay, message_columns, time_text
 from mcpspy.tui.whole_message import WholeMessage
-from mcpspy.tui.widgets.rowlist import RowList
+from mcpspy.tui.widgets.rowlist import CACHE_ROWS, RowList
 
 NO_MESSAGES = "no messages yet"
 Key = tuple[int, int]  # a row's message: (its session's origin, its seq)
+SEQ_OF = attrgetter("seq")
+V = TypeVar("V")
+
+
+class Index(Generic[V]):
+    """(origin, seq) -> a value, for the messages of a list that only grows, indexed as it is asked.
+
+    Made in C for one session (no message has an origin of its own): 100,000 messages
+    listed at once cost nothing until a key is looked up, then a few milliseconds.
+    """
+
+    def __init__(self) -> None:
+        self._by_origin: dict[int, dict[int, V]] = {}
+        self._done = 0  # the messages indexed so far
+
+    def get(
+        self, key: Key, messages: Sequence[Message], values: Sequence[V], origin_of: Mapping[int, int]
+    ) -> V | None:
+        """``values[i]`` for the message ``messages[i]`` whose key is ``key``."""
+        start, by_origin = self._done, self._by_origin
+        if start < len(messages):
+            new, new_values = messages[start:], values[start:]
+            if not origin_of:
+                by_origin.setdefault(0, {}).update(zip(map(SEQ_OF, new), new_values, strict=True))
+            else:
+                for message, value in zip(new, new_values, strict=True):
+                    by_origin.setdefault(origin_of.get(id(message), 0), {})[message.seq] = value
+            self._done = len(messages)
+        return by_origin.get(key[0], {}).get(key[1])
+
+
 NONE_MATCH = "no messages match the filter"
 
 
@@ -102,10 +135,11 @@ class MessageList(RowList[Message]):
         self.started_epochs: dict[int, float | None] = {}  # each session's start, for the wall-clock time
         self.search: Search | None = None
         self._shown: list[Message] = []  # the rows: the messages that pass the filter
-        self._row_of: dict[Key, int] = {}  # (origin, seq) -> row index
+        # Indexes made as they are asked (a backlog of 100,000 is listed before any is needed):
+        self._row_of: Index[int] = Index()  # the rows: (origin, seq) -> row index
+        self._message_of: Index[Message] = Index()  # every message: a reply's request, for its subject
         self.origin_of: dict[int, int] = {}  # id(message) -> its session's origin (watch --all)
         self.servers: list[str] | None = None  # each origin's server name: a server column (watch --all)
-        self.subjects: dict[Key, str] = {}  # a request's tool, prompt or resource, by its key
         self.rows = self._shown
 
     def key(self, message: Message) -> Key:
@@ -125,13 +159,28 @@ class MessageList(RowList[Message]):
         origin = self.origin_of.get(id(message), 0)
         return [m for m in self.all_messages if self.origin_of.get(id(m), 0) == origin]
 
+    def row_of(self, key: Key) -> int | None:
+        """The row of the message ``key`` names (None: not listed)."""
+        return self._row_of.get(key, self._shown, range(len(self._shown)), self.origin_of)
+
+    def message_of(self, key: Key) -> Message | None:
+        """The message ``key`` names, shown or not."""
+        messages = self.all_messages
+        return self._message_of.get(key, messages, messages, self.origin_of)
+
     def subject(self, message: Message) -> str | None:
-        """What a call names (tools/call's tool, ...): a reply shows its request's."""
+        """What a call names (tools/call's tool, ...): a reply shows its request's.
+
+        Read as the row is drawn: a capture's 100,000 rows cost nothing until they are shown.
+        """
         origin, seq = self.key(message)
         exchange = message.exchange
+        request: Message | None = message
         if exchange is not None and exchange.request_seq != seq:
-            seq = exchange.request_seq
-        return self.subjects.get((origin, seq))
+            request = self.message_of((origin, exchange.request_seq))
+        if request is None or request.kind is not Kind.REQUEST:
+            return None
+        return subject_of(request)
 
     def show_servers(self, servers: list[str] | None) -> None:
         """A server column named from ``servers`` (by origin), or none (None)."""
@@ -165,27 +214,24 @@ class MessageList(RowList[Message]):
         self.search = search
         self.set_highlight(search.pattern if search is not None else None)
 
-    def add(self, messages: Iterable[Message], changed: Collection[Key]) -> None:
-        """New messages at the end; ``changed``: those whose analysis changed (a latency, a finding).
+    def add(self, messages: Sequence[Message], changed: Mapping[int, Collection[int]]) -> None:
+        """New messages at the end; ``changed``: by session (origin), the seqs whose analysis changed
+        (a latency, a finding).
 
         Under `watch --all`, each message's session is in ``origin_of`` before it is added.
+        Nothing here costs a Python step a message: a backlog comes 100,000 messages at a time.
         """
-        added = False
-        for message in messages:
-            self.all_messages.append(message)
-            if message.method in NAMED_BY and message.kind is Kind.REQUEST:
-                subject = subject_of(message)
-                if subject is not None:
-                    self.subjects[self.key(message)] = subject
-            if self.order is Order.SEQ:
-                self._add_row(message)
-            added = True
-        if self.order is not Order.SEQ and (added or changed):
+        self.all_messages.extend(messages)
+        if self.order is not Order.SEQ and (messages or any(changed.values())):
             self._rebuild(keep=self.current)  # a new row, or a latency, may belong anywhere
             return
+        self._add_rows(messages)
         self.rows_added()
-        row_of = self._row_of
-        self.refresh_rows(row_of[key] for key in changed if key in row_of)
+        if sum(map(len, changed.values())) > CACHE_ROWS:  # more than could be drawn: redraw what is
+            self.forget_rows()
+        else:
+            rows = (self.row_of((origin, seq)) for origin, seqs in changed.items() for seq in seqs)
+            self.refresh_rows(row for row in rows if row is not None)
         if self.follow and self._shown:
             self.move_to(len(self._shown) - 1)
         self._say_empty()
@@ -194,27 +240,23 @@ class MessageList(RowList[Message]):
         """Forget every message (another session is shown); the filter, order and time display stay."""
         self.all_messages = []
         self.origin_of = {}
-        self.subjects = {}
+        self._message_of = Index()
         self.follow = True
         self._rebuild(keep=None)
 
-    def _add_row(self, message: Message) -> None:
-        if self.filter is None or self.filter(message):
-            self._row_of[self.key(message)] = len(self._shown)
-            self._shown.append(message)
+    def _add_rows(self, messages: Sequence[Message]) -> None:
+        """The messages that pass the filter, as rows at the end."""
+        self._shown.extend(messages if self.filter is None else filter(self.filter, messages))
 
     def _rebuild(self, keep: Message | None) -> None:
         """Filter and order every message again; the cursor stays on ``keep`` when it is still shown."""
         self._shown = []
-        self._row_of = {}
-        for message in self.all_messages:
-            self._add_row(message)
+        self._row_of = Index()
+        self._add_rows(self.all_messages)
         if self.order is not Order.SEQ:
             self._shown.sort(key=latency_key if self.order is Order.LATENCY else size_key)
-            self._row_of = {self.key(m): i for i, m in enumerate(self._shown)}
-        if keep is not None and self.key(keep) in self._row_of:
-            cursor = self._row_of[self.key(keep)]
-        else:
+        cursor = self.row_of(self.key(keep)) if keep is not None else None
+        if cursor is None:
             cursor = len(self._shown) - 1 if self.follow else 0
         self._say_empty()
         self.set_rows(self._shown, cursor=cursor)
@@ -257,10 +299,11 @@ class MessageList(RowList[Message]):
         """
         if origin is None:
             origin = self.key(self.current)[0] if self.current is not None else 0
-        if seq is None or (origin, seq) not in self._row_of:
+        row = self.row_of((origin, seq)) if seq is not None else None
+        if row is None:
             return False
         self.follow = False
-        self.move_to(self._row_of[origin, seq], upward=True)
+        self.move_to(row, upward=True)
         self.post_message(self.Changed(self))
         return True
 

@@ -213,27 +213,40 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
         if visible:
             self.refresh()
 
+    def forget_rows(self) -> None:
+        """Many rows changed: forget every Strip (cheaper than finding each), redraw what is shown."""
+        self._cache.clear()
+        self.refresh()
+
     def _grow(self) -> None:
         set_virtual_size(self, Size(self.size.width, self.line_count + 1))
 
     @property
+    def _wrapping(self) -> bool:
+        """Rows take the lines their wrapped text needs: a column wraps, and there is a width to wrap
+        it at (a hidden tab has none: its rows are measured once it is shown, not at every batch)."""
+        if not self.wraps:
+            return False
+        self.widths()
+        return self._laid_out_for > 0
+
+    @property
     def line_count(self) -> int:
         """Screen lines the rows take (one a row unless a column wraps)."""
-        if not self.wraps:
+        if not self._wrapping:
             return len(self.rows)
-        self.widths()
         self._lines.extend(range(len(self.rows)))
         return self._lines.total
 
     def top_of(self, index: int) -> int:
         """The first screen line of row ``index`` (under the column titles)."""
-        if not self.wraps or index >= len(self.rows):
+        if index >= len(self.rows) or not self._wrapping:
             return index
         self.line_count  # noqa: B018 - counts the rows not counted yet
         return self._lines.top(index)
 
     def _row_at(self, line: int) -> tuple[int, int]:
-        if not self.wraps:
+        if not self._wrapping:
             return line, 0
         return self._lines.row_at(line)
 
@@ -267,7 +280,7 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
             self.refresh_row(row)
         if self.rows:
             first = self.top_of(index)
-            last = first + (self._lines.height_of(index) if self.wraps else 1) - 1
+            last = first + (self._lines.height_of(index) if self._wrapping else 1) - 1
             top = round(self.scroll_y)
             if first < top:
                 scroll_to_line(self, first)
@@ -277,7 +290,7 @@ class RowList(ScrollView, Generic[T], can_focus=True, inherit_bindings=False):
 
     def _page_from(self, step: int) -> int:
         """The row a page up (-1) or down (+1) from the cursor."""
-        if not self.wraps:
+        if not self._wrapping:
             return self.cursor + step * self.page
         line = max(0, min(self.top_of(self.cursor) + step * self.page, self.line_count - 1))
         return self._row_at(line)[0]
