@@ -249,6 +249,8 @@ client never asked for what the fault strikes at (the SPEC never matched).
   kills the server as that request reaches it), once.
 - The SDK clients are the fault drivers in `tests/clients/`: initialize, then {SDK_CALLS} requests
   (`tools/call add` twice, `tools/list` once, in turn), each bounded at 3 s, going on after a failure.
+  The Python SDK lists the tools itself inside its first `tools/call` (it checks the result against
+  the tool's output schema), so in the py-sdk column the fault strikes that first call.
 - Claude Code: `claude mcp add spied -- mcpspy ...`, then `claude mcp list` (connects, lists the tools).
 {_codex_method(clients)}
 - Every run gets a fresh HOME and sessions directory and no network. {runs} run(s) per cell: the
@@ -344,7 +346,11 @@ def main() -> int:
     parser.add_argument(
         "--clients", default=",".join(CLIENTS), help="comma-separated, of: " + ", ".join(CLIENTS)
     )
-    parser.add_argument("--faults", help="comma-separated fault ids (default: every server->client fault)")
+    parser.add_argument(
+        "--faults",
+        help="comma-separated fault ids (default: every server->client fault; '' with --update: "
+        "run nothing, only write the table again)",
+    )
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each cell (default {RUNS})")
     parser.add_argument(
         "--jobs", type=int, default=1, help="runs at once (default 1; each run has its own HOME and sessions)"
@@ -363,7 +369,13 @@ def main() -> int:
         parser.error(f"unknown client {unknown[0]!r} (known: {', '.join(CLIENTS)})")
     if missing := missing_packages(clients):
         parser.error(f"{missing[0]} is not installed: run bash .ci/clients/install.sh")
-    faults = args.faults.split(",") if args.faults else [f.id for f in FAULT_LIST if f.direction == "s2c"]
+    if args.faults is None:
+        faults = [f.id for f in FAULT_LIST if f.direction == "s2c"]
+    else:
+        faults = [f for f in args.faults.split(",") if f]
+        known = {f.id for f in FAULT_LIST if f.direction == "s2c"}
+        if unknown_faults := [f for f in faults if f not in known]:
+            parser.error(f"unknown server->client fault {unknown_faults[0]!r} (see: mcpspy faults)")
     results: dict[str, dict[str, list[Run]]] = {c: {} for c in clients}
     if args.update:
         earlier = json.loads(Path(args.update).read_text(encoding="utf-8"))

@@ -116,8 +116,9 @@ class Admission:
         self.queued = 0
         return taken
 
-    def written(self) -> None:
-        self.in_write = 0
+    def written(self, size: int | None = None) -> None:
+        """All that was taken is written; or, with ``size``, that much of it (a big line's parts)."""
+        self.in_write = 0 if size is None else max(0, self.in_write - size)
 
     def abandon(self) -> list[Recorded]:
         """At the end, when the drain gives up: drop every line and part queued, keep the rest."""

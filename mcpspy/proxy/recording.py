@@ -44,8 +44,9 @@ from collections.abc import Callable
 
 from mcpspy.capture.admission import LIMIT, RECORD_COST, Admission
 from mcpspy.capture.recorder import Recorder
-from mcpspy.capture.records import Event, Recorded, Stream
+from mcpspy.capture.records import Event, LinePart, Recorded, Stream
 from mcpspy.capture.writer import CaptureWriter
+from mcpspy.proxy.heap import release_freed
 
 #: At the end, how long the writer may take to drain the buffer (at most 64 MiB, the last
 #: lines held: under a second on a disk, BENCHMARKS.md) while it makes progress...
@@ -58,10 +59,25 @@ FINISH_POLL = 0.005
 #: ``finish`` cuts it short.
 COALESCE = 0.05
 WAKE_EARLY = 1 << 20  # queued bytes that cut the coalescing short (the buffer holds 64 MiB)
-WRITE_SLICE = 256  # records written between looks at whether the drain was given up on
+WRITE_SLICE = 256  # records written between looks at whether the drain was given up on...
+#: ...or parts of streamed lines, by their bytes; the buffer is told of each such slice written, so a
+#: big line's parts make room as they are written, not once the writer has taken everything queued
+#: (a 64 MiB line echoed peaked at 53-63 of the buffer's 64 MiB, and dropped parts).
+WRITE_SLICE_PARTS = 4 << 20
 #: No progress this long (a capture gap's ``longest_stall``: no write completed) says the disk stalled;
 #: a healthy disk takes milliseconds for the at most 1 MiB a write holds, even on a loaded machine.
 STALLED_AFTER = 1.0
+
+
+def _slice_end(records: list[Recorded]) -> tuple[int, int]:
+    """Where the next slice to write ends (``WRITE_SLICE``, ``WRITE_SLICE_PARTS``), and its parts' bytes."""
+    parts_size = 0
+    for i, item in enumerate(records[:WRITE_SLICE]):
+        if type(item) is LinePart:
+            parts_size += len(item.data) + RECORD_COST
+            if parts_size >= WRITE_SLICE_PARTS:
+                return i + 1, parts_size
+    return min(len(records), WRITE_SLICE), parts_size
 
 
 class Recording:
@@ -226,16 +242,27 @@ class Recording:
             if not self._buffer.queue:
                 return not self._closing  # closing, and everything is written
             taken = self._buffer.take()
-        for start in range(0, len(taken), WRITE_SLICE):
+        wrote_parts = False
+        while taken:
             if self._give_up:
-                self._drop_the_rest(taken[start:])
+                self._drop_the_rest(taken)
                 return False
-            self._write_slice(taken[start : start + WRITE_SLICE])
+            end, parts_size = _slice_end(taken)
+            self._write_slice(taken[:end])
+            del taken[:end]  # what is written is let go at once: a big line's parts are MiBs each
+            if parts_size:
+                wrote_parts = True
+                if taken:
+                    with self._lock:
+                        self._buffer.written(parts_size)
         with self._lock:
             self._buffer.written()
             if self._buffer.gap_due():
                 self._tell_gap(time.monotonic() - self._t0)
                 self._admit()
+            line_done = wrote_parts and not self._buffer.queue and not self._recorder.held
+        if line_done:  # a streamed line is written and nothing waits: its memory goes back
+            release_freed()
         self._say_dropped()
         return True
 

@@ -67,6 +67,7 @@ from mcpspy.capture.records import Event, Stream
 from mcpspy.inject.engine import Injector
 from mcpspy.inject.record import unmatched_details
 from mcpspy.proxy.fdio import ensure_std_fds, writer_to
+from mcpspy.proxy.heap import keep_freed
 from mcpspy.proxy.inject_pump import Faults, InjectingPump
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.pump import Pump
@@ -89,6 +90,7 @@ STDERR_CLOSE_WAIT = 1.0  # at exit, how long a line of ours may wait for a stder
 def run(config: ProxyConfig) -> int:
     """Run the proxy until the server has exited; return the server's exit status."""
     ensure_std_fds()
+    keep_freed()
     stderr = SharedStderr(config.verbose)
     try:
         session = Session(config, stderr)
@@ -193,8 +195,10 @@ class Proxy:
                     Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone
                 )
             else:
-                client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w)
-                server_out = Pump(Stream.S2C, stdout_r, writer_to(1), on_forward_error=self._client_gone)
+                client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w, sink=stdin_w)
+                server_out = Pump(
+                    Stream.S2C, stdout_r, writer_to(1), on_forward_error=self._client_gone, sink=1
+                )
             server_err = Pump(Stream.ERR, stderr_r, self.stderr.forward)
             try:
                 await self._proxy(proc, signals, client, (server_out, server_err))

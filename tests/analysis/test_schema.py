@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from mcpspy.analysis.rules.shapes import RESULT_DEFS
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpspy.analysis.rules.shapes import OWNED_ELSEWHERE, RESULT_DEFS
 from mcpspy.analysis.rules.shapes import result_problem as problem_in
 from mcpspy.analysis.schema import REVISIONS, Schemas
 from mcpspy.analysis_data import PACKAGED, result_schemas
@@ -132,3 +137,130 @@ def test_results_are_held_to_their_own_direction_and_final_results_only() -> Non
     assert result_problem("roots/list", Stream.S2C, "2025-06-18", {}) is not None
     assert result_problem("tools/call", Stream.C2S, "2026-07-28", {"resultType": "input_required"}) is None
     assert result_problem("tools/call", Stream.C2S, "1999-01-01", {}) is None  # no schema for it
+
+
+# --- the predicates (Schemas.fits): the closures' verdict, sooner (schema.py's speed note)
+
+RAW_REVISIONS: dict[str, dict[str, Any]] = orjson.loads(PACKAGED.read_bytes())["revisions"]
+
+
+def _vocabulary(node: Any, words: set[str]) -> set[str]:
+    """Every property name, const and enum string of the definitions: what a fitting value is made of."""
+    if isinstance(node, dict):
+        words.update(node.get("properties", {}))
+        words.update(v for v in (node.get("const"), *node.get("enum", ())) if isinstance(v, str))
+        for value in node.values():
+            _vocabulary(value, words)
+    elif isinstance(node, list):
+        for value in node:
+            _vocabulary(value, words)
+    return words
+
+
+WORDS = sorted(_vocabulary(RAW_REVISIONS, set()))
+DEFINITIONS = [(revision, name) for revision, defs in RAW_REVISIONS.items() for name in sorted(defs)]
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.sampled_from([0, 1, -1, 3.0, 2.5, 10**6])
+    | st.sampled_from(["", "x", *WORDS]),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.sampled_from(WORDS), children, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+def _plain_object(node: Any) -> bool:
+    """What ``Schemas.fits`` takes fixed values for (else its predicate says no to every value)."""
+    return (
+        isinstance(node, dict)
+        and node.get("type") == "object"
+        and not {"$ref", "const", "items", "maxItems", "anyOf", "enum", "minimum", "maximum", "allOf"}
+        & node.keys()
+    )
+
+
+def assert_agrees(revision: str, name: str, value: Any) -> None:
+    schemas = result_schemas().of(revision)
+    assert schemas is not None
+    assert schemas.fits(name)(value) == (schemas.check(name)(value) is None), (revision, name, value)
+    if isinstance(value, dict):
+        fixed = schemas.fits(name, OWNED_ELSEWHERE)(value)
+        fits_copy = schemas.check(name)({**value, **OWNED_ELSEWHERE}) is None
+        plain = _plain_object(RAW_REVISIONS[revision][name])
+        assert fixed == fits_copy if plain else not fixed, (revision, name, value)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.sampled_from(DEFINITIONS), json_values)
+def test_a_predicate_says_what_its_check_says(definition: tuple[str, str], value: Any) -> None:
+    assert_agrees(*definition, value)
+
+
+def _mutated(value: Any, data: st.DataObject, depth: int = 0) -> Any:
+    """A real result with one change somewhere down: a key dropped or added, a value replaced."""
+    if depth < 6 and isinstance(value, dict) and value and data.draw(st.booleans()):
+        changed, key = dict(value), data.draw(st.sampled_from(sorted(value)))
+        how = data.draw(st.sampled_from(["drop", "add", "down"]))
+        if how == "drop":
+            del changed[key]
+        elif how == "add":
+            changed[data.draw(st.sampled_from(WORDS))] = data.draw(json_values)
+        else:
+            changed[key] = _mutated(value[key], data, depth + 1)
+        return changed
+    if depth < 6 and isinstance(value, list) and value and data.draw(st.booleans()):
+        i = data.draw(st.integers(0, len(value) - 1))
+        return [*value[:i], _mutated(value[i], data, depth + 1), *value[i + 1 :]]
+    return data.draw(json_values) if data.draw(st.booleans()) else value
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(sorted(RESULTS)), st.sampled_from(REVISIONS), st.data())
+def test_a_predicate_agrees_on_real_results_changed_a_little(
+    method: str, revision: str, data: st.DataObject
+) -> None:
+    value = _mutated(RESULTS[method], data)
+    for name in sorted(set(RESULT_DEFS.values()) & RAW_REVISIONS[revision].keys()):
+        assert_agrees(revision, name, value)
+
+
+def test_predicates_of_odd_schemas_agree_with_their_checks() -> None:
+    """Nodes the predicates write and nodes they hand to their closure, side by side."""
+    defs: dict[str, Any] = {
+        "Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "Node"}}}},
+        "Empty": {"anyOf": []},
+        "Odd": {
+            "type": "object",
+            "required": ["a"],
+            "additionalProperties": {"type": "string"},
+            "properties": {"a": {}, "b": {"const": 1}, "c": {"enum": ["x", 2]}, "d": {"maxItems": 1}},
+        },
+        "Typed": {"type": ["string", "integer"], "minimum": 2},
+        "Missing": {"$ref": "Nowhere"},
+        "Loose": {"required": ["a"], "items": {"type": "string"}},
+    }
+    schemas = Schemas(defs)
+    values: list[Any] = [
+        None,
+        1,
+        2,
+        3.0,
+        "s",
+        [],
+        ["s", 1],
+        {},
+        {"a": 1},
+        {"a": "s", "b": 1},
+        {"a": "s", "b": 1.0},
+        {"a": "s", "z": 1},
+        {"a": "s", "z": "t", "c": 2},
+        {"a": "s", "c": "y"},
+        {"a": 0, "d": [1, 2]},
+        {"children": [{"children": []}, {"children": "leaf"}]},
+        {"children": [{"children": [{}]}]},
+    ]
+    for name in defs:
+        for value in values:
+            assert schemas.fits(name)(value) == (schemas.check(name)(value) is None), (name, value)

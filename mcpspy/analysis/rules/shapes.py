@@ -9,6 +9,7 @@ result shape is checked.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.message_fields import result_of
@@ -17,7 +18,7 @@ from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
 from mcpspy.analysis.rules.tool_schemas import NOTHING, ToolSchemas
-from mcpspy.analysis.schema import Check, ResultSchemas
+from mcpspy.analysis.schema import Check, Fits, ResultSchemas
 from mcpspy.capture.records import Stream
 
 RESULT_DEFS: dict[str, str] = {
@@ -51,6 +52,7 @@ class Shapes:
         self._era = era
         self._tool_schemas = tool_schemas  # what it named in a tools/list result is not said twice
         self._schemas = schemas
+        self._shapes: dict[tuple[str, bool, str], ResultShape] = {}  # by method, answered by client, revision
 
     def result(self, message: Message) -> None:
         """A result (not an error) that answered a request still held (model.Held).
@@ -74,7 +76,14 @@ class Shapes:
         revision = self._era.revision(exchange)
         if revision is None or (revision == TASKS_REVISION and exchange.held.task):
             return  # a task-augmented request is answered with a CreateTaskResult instead
-        problem = result_problem(self._schemas, exchange.method, exchange.stream, revision, result)
+        key = (exchange.method, exchange.stream is Stream.S2C, revision)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = result_shape(self._schemas, *key)
+            if shape is None:
+                return
+            self._shapes[key] = shape  # bounded: known methods and revisions only
+        problem = shape.problem(result)
         if problem is not None:
             self._out.find(
                 RuleId.SCHEMA_RESULT_SHAPE,
@@ -93,17 +102,51 @@ def _without_named(result: dict[str, Any], named: Collection[tuple[int, str]]) -
     return {**result, "tools": tools}
 
 
-def _definition(
+@dataclass(frozen=True, slots=True)
+class ResultShape:
+    """The definition a method's result is held to in one revision, compiled (schema.py)."""
+
+    method: str
+    name: str
+    revision: str
+    check: Check  # why a result does not fit
+    fits: Fits  # whether it does, sooner (for 2026-07-28, with OWNED_ELSEWHERE's values in place)
+
+    def problem(self, result: dict[str, Any]) -> str | None:
+        """Why ``result`` does not fit, or None; None too for a 2026-07-28 result that is not final."""
+        if self.revision == MODERN:
+            if result.get("resultType", "complete") != "complete":
+                return None  # input_required and extension result types have shapes of their own
+            if self.fits(result):
+                return None
+            result = {**result, **OWNED_ELSEWHERE}
+        elif self.fits(result):
+            return None
+        problem = self.check(result)
+        if problem is None:
+            return None
+        return (
+            f"the {self.method} result does not fit {self.name} ({self.revision}): "
+            f"{problem.where('result')} {problem.text}"
+        )
+
+
+def result_shape(
     schemas: ResultSchemas, method: str, answered_by_client: bool, revision: str
-) -> tuple[str, Check] | None:
-    """The result definition a method's result is held to, compiled; None when there is none."""
+) -> ResultShape | None:
+    """The definition a method's result is held to, compiled; None when mcpspy has none.
+
+    None for unknown methods and revisions, and for a method answered from the wrong side
+    (direction rules speak of that).
+    """
     name = RESULT_DEFS.get(method)
     if name is None or (method in ANSWERED_BY_CLIENT) != answered_by_client:
-        return None  # unknown, or sent the wrong way: direction rules speak of that
+        return None
     of_revision = schemas.of(revision)
     if of_revision is None or not of_revision.has(name):
         return None
-    return name, of_revision.check(name)  # compiled once, then looked up
+    fits = of_revision.fits(name, OWNED_ELSEWHERE if revision == MODERN else None)
+    return ResultShape(method, name, revision, of_revision.check(name), fits)
 
 
 def result_problem(
@@ -114,15 +157,5 @@ def result_problem(
     None too when mcpspy has no schema for it: unknown methods and revisions,
     a method answered from the wrong side, a result that is not final.
     """
-    definition = _definition(schemas, method, request_stream is Stream.S2C, revision)
-    if definition is None:
-        return None
-    name, check = definition
-    if revision == MODERN:
-        if result.get("resultType", "complete") != "complete":
-            return None  # input_required and extension result types have shapes of their own
-        result = {**result, **OWNED_ELSEWHERE}
-    problem = check(result)
-    if problem is None:
-        return None
-    return f"the {method} result does not fit {name} ({revision}): {problem.where('result')} {problem.text}"
+    shape = result_shape(schemas, method, request_stream is Stream.S2C, revision)
+    return None if shape is None else shape.problem(result)

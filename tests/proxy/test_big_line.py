@@ -1,0 +1,119 @@
+"""A line of many MiB through the real proxy: forwarded byte for byte, in the capture whole, pipes widened."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, widen_pipe
+from mcpspy.wire.splitter import PART_AT, PART_SIZE
+from tests.conftest import MCPSPY, python_server, run_proxy
+
+CAT = ["cat"]
+
+# What a line's bytes may be: JSON's specials, controls, invalid and cut UTF-8; no newline.
+patterns = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=64).map(lambda b: b.replace(b"\n", b"")),
+        st.sampled_from(
+            [b'"', b"\\", b"\x00", b"\r", b"\x1f", b"\xff", b"\xc3", b"\xe2\x82\xac", b"x" * 4096]
+        ),
+    ),
+    min_size=1,
+    max_size=12,
+).map(b"".join)
+
+
+def stored_streams(capture: Path) -> dict[str, bytes]:
+    """Each stream's bytes as the capture file holds them: parts joined to their lines, newlines put back."""
+    out: dict[str, list[bytes]] = {}
+    with capture.open("rb") as f:
+        next(f)  # the header
+        for raw in f:
+            record = orjson.loads(raw)
+            assert record.get("event") != "capture-gap", record
+            if "stream" not in record:
+                continue
+            data = record["text"].encode() if "text" in record else base64.b64decode(record["b64"])
+            if "part" in record:
+                assert len(data) <= PART_SIZE
+            elif not record.get("unterminated"):
+                data += b"\n"
+            out.setdefault(record["stream"], []).append(data)
+    return {stream: b"".join(pieces) for stream, pieces in out.items()}
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(patterns, st.integers(min_value=PART_AT + 1, max_value=PART_AT + (8 << 20)), st.booleans())
+def test_a_line_over_the_held_size_echoed_by_cat_is_forwarded_and_stored_whole(
+    pattern: bytes, size: int, terminated: bool
+) -> None:
+    """Over ``PART_AT`` a line streams in parts, read in bulk: every byte forwarded and stored, both ways.
+
+    At most 24 MiB: 16 MiB held on each stream and 8 MiB of parts each fit the 64 MiB buffer, so
+    nothing may be dropped however slow the machine.
+    """
+    line = (pattern * (size // len(pattern) + 1))[:size] + (b"\n" if terminated else b"")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = run_proxy(Path(tmp), CAT, stdin=line, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == line
+        assert stored_streams(run.capture_path) == {"c2s": line, "s2c": line}
+
+
+PIPE_SIZES = (
+    "import fcntl, json, sys\n"
+    "for line in sys.stdin.buffer:\n"
+    "    sizes = [fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) for fd in (0, 1)]\n"
+    "    sys.stdout.write(json.dumps({'length': len(line), 'pipes': sizes}) + '\\n')\n"
+    "    sys.stdout.flush()\n"
+)
+
+
+def test_a_big_line_widens_the_server_pipes_and_small_messages_do_not(tmp_path: Path) -> None:
+    """The server sees its stdin pipe as it was after small lines, widened once a big one went through."""
+    small = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    big = b'{"data":"' + b"y" * (4 << 20) + b'"}\n'
+    capture = tmp_path / "capture.jsonl"
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(capture), "--", *python_server(PIPE_SIZES)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    replies = []
+    for line in (small, small, big, small):
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        replies.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    assert [r["length"] for r in replies] == [len(small), len(small), len(big), len(small)]
+    assert [r["pipes"] for r in replies[:2]] == [[READ_SIZE, READ_SIZE]] * 2
+    assert [r["pipes"][0] for r in replies[2:]] == [BULK_READ] * 2  # widened by the client's pump
+    assert stored_streams(capture)["c2s"] == small + small + big + small
+
+
+def test_widen_pipe_grows_a_pipe_never_shrinks_one_and_leaves_other_files(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        assert widen_pipe(write_end) == BULK_READ
+        assert fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ) == BULK_READ  # one pipe, either end
+        assert widen_pipe(read_end, READ_SIZE) == BULK_READ  # not shrunk
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    with (tmp_path / "file").open("wb") as f:
+        assert widen_pipe(f.fileno()) == 0
+    assert widen_pipe(sys.maxsize >> 40) == 0  # no such fd
