@@ -62,15 +62,17 @@ class Replay:
         slow_after: float = DEFAULT_SLOW_AFTER,
         retain: bool = True,
         clients: Sequence[ClientRules] | None = None,
+        events: bool = True,
     ) -> None:
         """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py).
 
         ``clients``: the client profiles that judge the server; by default the ones this process
-        chose with ``--clients`` (every profile unless it chose).
+        chose with ``--clients`` (every profile unless it chose). ``events=False``: the caller
+        reads ``analyzer``'s state only; each call returns an empty list (Analyzer's ``events``).
         """
         if clients is None:
             clients = chosen_rules()
-        self.analyzer = Analyzer(slow_after, retain, result_schemas(), clients)
+        self.analyzer = Analyzer(slow_after, retain, result_schemas(), clients, events)
         self.last_t = 0.0
         self.stopped = False
         self.concluded = False
@@ -122,7 +124,7 @@ def replay_records(
 ) -> Replay:
     """Feed ``records`` through the policy: concluded, unless ``live`` and its proxy has not stopped
     (then requests are judged slow at ``now``, the session's clock, when given)."""
-    replay = Replay(slow_after)
+    replay = Replay(slow_after, events=False)  # its callers read the analysis, not its events
     feed = replay.feed
     for record in records:
         feed(record)

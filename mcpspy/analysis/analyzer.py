@@ -128,6 +128,9 @@ class Analyzer:
 
     ``schemas``: the result definitions the caller hands in (mcpspy/analysis_data.py
     reads the packaged ones); without them no result shape is checked.
+
+    ``events=False``: for a caller that reads the analysis's state, never what each call
+    returns (a capture replayed whole): no event is made, every call returns an empty list.
     """
 
     def __init__(
@@ -136,12 +139,13 @@ class Analyzer:
         retain: bool = True,
         schemas: ResultSchemas | None = None,
         clients: Sequence[ClientRules] | None = None,
+        events: bool = True,
     ) -> None:
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
         bound = None if retain else PENDING_BOUND
-        self._out = out = Reporter(retain)
+        self._out = out = Reporter(retain, events)
         self._framing = Framing(out)
         self._era = era = EraTracker(out, bound)
         self._pairing = pairing = Pairing(out, era, recent, bound)
@@ -246,7 +250,8 @@ class Analyzer:
             seen = LifecycleSeen(record.seq, record.t, record.event.value, dict(record.details))
             if self.retain:
                 self.lifecycle.append(seen)
-            self._out.events.append(seen)
+            if self._out.listening:
+                self._out.events.append(seen)
             if record.event is Event.INJECTED:
                 self._injected(record.details)
             self._lifecycle.event(record)

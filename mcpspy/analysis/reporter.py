@@ -38,8 +38,9 @@ class Reporter:
     judged by of its request is kept on the request's Exchange (model.Held).
     """
 
-    def __init__(self, retain: bool = True) -> None:
+    def __init__(self, retain: bool = True, events: bool = True) -> None:
         self.retain = retain
+        self.listening = events  # False: a caller that reads none; no event is made
         self.messages: list[Message] = []
         self.exchanges: list[Exchange] = []  # every request's, in sending order (none when lean)
         self.findings: list[Finding] = []
@@ -80,7 +81,8 @@ class Reporter:
                     self._kept.append(seq)
                 else:
                     by_seq.pop(seq, None)
-        self.events.append(MessageSeen(message))
+        if self.listening:
+            self.events.append(MessageSeen(message))
 
     def holding(self, hold: bool) -> None:
         """Whether to keep the replies among messages older than the recent ones (lean mode)."""
@@ -91,7 +93,8 @@ class Reporter:
             self.exchanges.append(exchange)
 
     def updated(self, exchange: Exchange) -> None:
-        self.events.append(ExchangeUpdated(exchange))
+        if self.listening:
+            self.events.append(ExchangeUpdated(exchange))
 
     def find(
         self,
@@ -121,7 +124,7 @@ class Reporter:
                     first.repeats.add(seq)
                     target = self.by_seq.get(seq)
                     if target is not None:
-                        target.findings.append(first)
+                        _attach(target, first)
                     return
                 finding = Finding(RULES[rule], seq, stream, sentence, related_seq, Repeats(seq, self.retain))
                 self._once[(rule, stream)] = finding
@@ -132,5 +135,15 @@ class Reporter:
                 self.findings.append(finding)
         target = self.by_seq.get(seq)
         if target is not None:
-            target.findings.append(finding)
-        self.events.append(FindingRaised(finding))
+            _attach(target, finding)
+        if self.listening:
+            self.events.append(FindingRaised(finding))
+
+
+def _attach(message: Message, finding: Finding) -> None:
+    """Add a finding to a message's: a list of its own once it has one (model.Message.findings)."""
+    findings = message.findings
+    if isinstance(findings, list):
+        findings.append(finding)
+    else:
+        message.findings = [finding]

@@ -74,7 +74,7 @@ def test_kinds_and_stderr_is_never_a_finding() -> None:
     a = analyze("clean-modern")
     assert [m.kind for m in a.messages][:2] == [Kind.REQUEST, Kind.RESPONSE]
     stderr = [m for m in a.messages if m.kind is Kind.STDERR]
-    assert len(stderr) == 1 and stderr[0].findings == []
+    assert len(stderr) == 1 and not stderr[0].findings
     assert all(e.state is ExchangeState.ANSWERED for e in a.exchanges)
 
 

@@ -96,7 +96,7 @@ class Deprecations:
         meta = message.meta
         capabilities = meta.get(META_CAPABILITIES)
         # Not on server/discover: a dual-era client's probe says what it would use, before the era is known.
-        if isinstance(capabilities, dict) and message.method != "server/discover":
+        if isinstance(capabilities, dict) and capabilities and message.method != "server/discover":
             for name in DEPRECATED_CAPABILITIES:
                 if name in capabilities:
                     self._feature(message, name, f"the client declares the {name} capability")

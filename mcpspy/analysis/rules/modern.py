@@ -273,7 +273,8 @@ class ModernRules:
                 f"{', '.join(self.supported_versions)}",
             )
         result_type = result.get("resultType")
-        self._result_type(exchange, message, result_type, "resultType" in result)
+        if result_type not in RESULT_TYPES:
+            self._result_type(exchange, message, result_type, "resultType" in result)
         if (
             exchange.method in CACHEABLE
             and not retry  # the answer to an MRTR retry, like the input_required before it, is not cached

@@ -86,10 +86,10 @@ class Mrtr:
         exchange = message.exchange
         result = result_of(message)
         if (
-            exchange is None
-            or not self._era.modern_reply(exchange)
-            or not isinstance(result, dict)
+            not isinstance(result, dict)
             or result_type_of(result) != "input_required"
+            or exchange is None
+            or not self._era.modern_reply(exchange)
         ):
             return
         method = exchange.method
@@ -149,6 +149,8 @@ class Mrtr:
 
     def request(self, message: Message) -> None:
         """A 2026-07-28 client request: the retry of an input_required result, or not."""
+        if not self._asked:
+            return  # no input_required awaits its retry (most of the time: it costs every request nothing)
         exchange = message.exchange
         if exchange is None or not self._era.modern_request(exchange):
             return
