@@ -114,9 +114,11 @@ class LineSplitter:
         return lines
 
     def take_parts(self) -> list[bytes]:
-        """What is held, as parts of ``PART_SIZE`` (cut between UTF-8 sequences), once it is too much.
+        """What is held, as parts of at most ``PART_SIZE`` (cut between UTF-8 sequences), once too much.
 
-        Nothing until the line passes ``PART_AT``; then every whole part held.
+        Nothing until the line passes ``PART_AT``; then every whole part held. A part is whole
+        pieces as they came while they fill at least half of one (a bulk read is one as it is),
+        else pieces joined and cut at ``PART_SIZE``.
         Pieces are let go as they are regrouped: memory never holds the line twice.
         """
         size = self.part_size
@@ -129,6 +131,11 @@ class LineSplitter:
         acc_size = 0
         for i, piece in enumerate(pieces):
             pieces[i] = b""
+            if acc_size >= size // 2 and acc_size + len(piece) > size and piece[0] & 0xC0 != 0x80:
+                # Whole pieces make the part, cut where they were read (not inside a UTF-8
+                # sequence): a piece of a bulk read is a part as it is, no join and no slice.
+                parts.append(acc[0] if len(acc) == 1 else b"".join(acc))
+                acc, acc_size = [], 0
             acc.append(piece)
             acc_size += len(piece)
             while acc_size >= size:
