@@ -1,7 +1,8 @@
 """Offline figures, each run in a fresh interpreter that has mcpspy installed.
 
     python offline.py analysis CAPTURE   -> JSON: the analysis alone, messages/s
-    python offline.py tui CAPTURE        -> JSON: the TUI's time to open the capture
+    python offline.py tui CAPTURE        -> JSON: the TUI's time to open the capture, and its
+                                            worker's loop alone on the same capture (feed_*)
     python offline.py keys CAPTURE       -> JSON: how fast keys move the cursor while it loads
 
 Prints one JSON object on stdout; ``{"skipped": "..."}`` when the piece it
@@ -98,6 +99,29 @@ async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
     }
 
 
+def _feed_alone(capture_path: Path) -> dict[str, Any]:
+    """The app's reading side with no app: its worker's loop, stepped to the end in this thread.
+
+    What the app's figures are measured against: the app costs what it adds to these.
+    """
+    from mcpspy.replay_policy import pause_collector
+    from mcpspy.tui.loader import CaptureFeed
+
+    resume_collector = pause_collector()  # as the app does
+    start = time.perf_counter()
+    feed = CaptureFeed(capture_path, live=False)
+    listed: float | None = None
+    messages = 0
+    while not feed.done:
+        messages += len(feed.step().messages)
+        if listed is None and feed.reader.at_end:
+            listed = time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    feed.close()
+    resume_collector(messages)
+    return {"feed_listed_seconds": listed, "feed_seconds": seconds}
+
+
 def measure_tui(capture_path: Path) -> dict[str, Any]:
     try:
         importlib.import_module("mcpspy.tui.app")
@@ -106,7 +130,12 @@ def measure_tui(capture_path: Path) -> dict[str, Any]:
     from mcpspy.capture.reader import read_capture
 
     expected = sum(1 for r in read_capture(capture_path).records if hasattr(r, "stream"))
-    return asyncio.run(_open_app(capture_path, expected))
+    figures = asyncio.run(_open_app(capture_path, expected))
+    try:
+        figures.update(_feed_alone(capture_path))
+    except (ImportError, AttributeError, TypeError):  # a tree whose loader is not this one
+        pass
+    return figures
 
 
 async def _keys_while_loading(capture_path: Path) -> dict[str, Any]:

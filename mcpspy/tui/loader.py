@@ -9,9 +9,11 @@ recent exchanges). No Textual here.
 A backlog is listed before it is analysed: each line is read on its own
 (``read_line``: kind, id, method) and goes to the list at once, and the
 analysis (pairing, the rules) follows a slice a step once the reader has
-reached the end of the file. A 100,000-message capture is on screen in the
-time it takes to read it; its latencies and findings fill in after. Live
-traffic is listed and analysed in the same step.
+reached the end of the file (the step that lists a backlog's last slice
+returns at once: the whole list goes up before the analysis begins). A
+100,000-message capture is on screen in the time it takes to read it; its
+latencies and findings fill in after. Live traffic is listed and analysed in
+the same step.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ class CaptureFeed:
     def step(self) -> Batch:
         """Read, list and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
         batch = Batch()
+        backlog = not self.reader.at_end  # more than this slice may be waiting: list it before analysing
         records = self.reader.poll(READ_SLICE)
         held = 0
         while not records and self.reader.held_bytes > held:  # a line longer than a slice: read on
@@ -147,7 +150,7 @@ class CaptureFeed:
             self.started_epoch = epoch_of(self.reader.header.started)
             batch.opened = self.opened = True
         self._list(records, batch)
-        if self.reader.at_end:
+        if self.reader.at_end and not (backlog and records):  # a backlog's last slice goes up alone
             self._analyse(ANALYSE_SLICE, batch)
             if not self._unanalysed:
                 self._conclude(batch)

@@ -77,6 +77,34 @@ def test_a_backlog_is_listed_before_it_is_analysed(tmp_path: Path, small_slices:
     ]
 
 
+@pytest.mark.parametrize("times", [1, 40])
+def test_the_last_slice_of_a_backlog_is_listed_alone_then_analysed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, times: int
+) -> None:
+    """The list is whole on screen before the analysis begins (one slice, or many); live lines that
+    come after it are listed and analysed in one step."""
+    monkeypatch.setattr(loader, "READ_SLICE", 2_000)
+    path = repeated(
+        FIXTURES / "lesson-missing-meta.jsonl", times, tmp_path / "backlog.jsonl", lines_only=True
+    )
+    feed = loader.CaptureFeed(path, live=True)
+    batch = feed.step()
+    while batch.reading:
+        batch = feed.step()
+    assert batch.messages and not batch.findings and not feed.analyzer.messages  # listed, alone
+    assert batch.unanalysed > 0
+    while batch.unanalysed:
+        batch = feed.step()
+    assert feed.analyzer.messages
+    with path.open("ab") as capture:  # live traffic: listed and analysed at once
+        body = b'{"jsonrpc":"2.0","id":"late","method":"tools/list"}'
+        capture.write(encode_record(LineRecord(10_000, 9.0, Stream.C2S, body)))
+    batch = feed.step()
+    assert [m.seq for m in batch.messages] == [10_000] and batch.unanalysed == 0
+    assert feed.analyzer.messages[-1].seq == 10_000
+    feed.close()
+
+
 async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
     tmp_path: Path, small_slices: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
