@@ -74,33 +74,38 @@ def _by_value(key: HookKey) -> tuple[str, ...]:
 
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     """A line on its own, with no history: its message, and what its reading says (None for stderr)."""
-    if record.stream is ERR:
+    stream = record.stream
+    if stream is ERR:
         message = Message(
             record.seq,
             record.t,
-            record.stream,
+            stream,
             STDERR,
             record.data,
             record.terminated,
-            params=NO_FIELDS,
-            meta=NO_FIELDS,
+            None,
+            None,
+            None,
+            None,
+            NO_FIELDS,
+            NO_FIELDS,
         )
         return message, None
-    parsed = classify_line(record.data, record.stream)
+    parsed = classify_line(record.data, stream)
     params, meta = fields_of(parsed.kind, parsed.payload)
     message = Message(
         record.seq,
         record.t,
-        record.stream,
+        stream,
         parsed.kind,
         record.data,
         record.terminated,
         parsed.payload,
         parsed.id,
         parsed.method,
-        glued_prefix=parsed.glued_prefix,
-        params=params,
-        meta=meta,
+        parsed.glued_prefix,
+        params,
+        meta,
     )
     return message, parsed
 

@@ -213,7 +213,11 @@ class Exchange:
 
 @dataclass(slots=True)
 class Message:
-    """One observed line, classified."""
+    """One observed line, classified.
+
+    Made for every line, its first twelve fields by position (keywords cost 2,000 instructions a
+    line more, in the dict the interpreter builds for them: analysis/__init__.py).
+    """
 
     seq: int
     t: float
@@ -221,19 +225,19 @@ class Message:
     kind: Kind
     raw: bytes  # the line without its newline
     terminated: bool
-    payload: Any = None  # the parsed JSON value, when it parsed
-    id: Any = None  # the JSON-RPC id, if any
-    method: str | None = None  # a response carries its request's method
+    payload: Any  # the parsed JSON value, when it parsed (else None)
+    id: Any  # the JSON-RPC id, if any
+    method: str | None  # a response carries its request's method
+    glued_prefix: bytes | None  # stray text before a JSON message on the same line
+    # Read once, as the line is read (message_fields.fields_of), for every rule that reads them: the
+    # params object, and the _meta object (a response's: its result's); each {} when absent or not one.
+    params: dict[str, Any]
+    meta: dict[str, Any]
     exchange: Exchange | None = None
     # Its findings, in the order raised; until the first, the one empty tuple, not a list of its own
     # (a list a line cost the garbage collector about 2,000 instructions a message: BENCHMARKS.md).
     findings: list[Finding] | tuple[()] = ()
-    glued_prefix: bytes | None = None  # stray text before a JSON message on the same line
     injected: dict[str, Any] | None = None  # written by mcpspy --inject: its ``injected`` record's fields
-    # Read once, as the line is read (message_fields.fields_of), for every rule that reads them: the
-    # params object, and the _meta object (a response's: its result's); each {} when absent or not one.
-    params: dict[str, Any] = field(kw_only=True)
-    meta: dict[str, Any] = field(kw_only=True)
 
     @property
     def size(self) -> int:

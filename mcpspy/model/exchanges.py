@@ -102,9 +102,10 @@ def request_of_gist(exchange: Exchange, gist: RequestGist) -> Message:
         payload,
         exchange.id,
         exchange.method,
+        None,
+        request_params,
+        request_meta,
         exchange,
-        params=request_params,
-        meta=request_meta,
     )
 
 

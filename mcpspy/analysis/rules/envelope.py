@@ -33,10 +33,10 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
         problems = []
     if isinstance(payload, list):
         problems.append((RuleId.JSONRPC_BATCH, "a JSON array (a batch)"))
-        return Parsed(INVALID, payload, problems=problems)
+        return Parsed(INVALID, problems, payload)
     if not isinstance(payload, dict):
         problems.append((RuleId.JSONRPC_INVALID, "a JSON value that is not an object"))
-        return Parsed(INVALID, payload, problems=problems)
+        return Parsed(INVALID, problems, payload)
     if payload.get("jsonrpc") != "2.0":
         got = payload.get("jsonrpc", None)
         problems.append((RuleId.JSONRPC_VERSION, f'"jsonrpc" is {json_text(got)}, not "2.0"'))
@@ -46,19 +46,19 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
     if "method" in payload:
         if not isinstance(method, str):
             problems.append((RuleId.JSONRPC_INVALID, "method is not a string"))
-            return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
+            return Parsed(INVALID, problems, payload, msg_id, has_id)
         if "params" in payload and type(payload["params"]) is not dict:
             got = describe_value(payload["params"])
             problems.append((RuleId.JSONRPC_PARAMS_NOT_OBJECT, f"params is {got}, not an object"))
         if not has_id:
-            return Parsed(NOTIFICATION, payload, None, False, method, problems=problems)
+            return Parsed(NOTIFICATION, problems, payload, None, False, method)
         if type(msg_id) not in ID_TYPES:  # valid_id, inline: every request passes here
             _check_request_id(msg_id, problems)
         if method.startswith("notifications/"):
             problems.append(
                 (RuleId.JSONRPC_NOTIFICATION_WITH_ID, f"the notification {method} carries an id; none may")
             )
-        return Parsed(REQUEST, payload, msg_id, True, method, problems=problems)
+        return Parsed(REQUEST, problems, payload, msg_id, True, method)
     has_result, has_error = "result" in payload, "error" in payload
     if has_result or has_error:
         if has_result and has_error:
@@ -75,7 +75,7 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
                 )
             if has_id and msg_id is not None and not valid_id(msg_id):
                 problems.append((RuleId.JSONRPC_ID_TYPE, _not_an_id(msg_id)))
-            return Parsed(ERROR_RESPONSE, payload, msg_id, has_id, problems=problems)
+            return Parsed(ERROR_RESPONSE, problems, payload, msg_id, has_id)
         if not has_id or msg_id is None:
             problems.append((RuleId.JSONRPC_NULL_ID, "a result with a null or missing id answers nothing"))
         elif type(msg_id) not in ID_TYPES and not valid_id(msg_id):  # inline first: every response
@@ -83,9 +83,9 @@ def classify_message(payload: Any, problems: list[tuple[RuleId, str]] | None = N
         if type(payload["result"]) is not dict:
             got = describe_value(payload["result"])
             problems.append((RuleId.JSONRPC_RESULT_NOT_OBJECT, f"the result is {got}, not an object"))
-        return Parsed(RESPONSE, payload, msg_id, has_id, problems=problems)
+        return Parsed(RESPONSE, problems, payload, msg_id, has_id)
     problems.append((RuleId.JSONRPC_INVALID, "an object with neither a method nor a result or error"))
-    return Parsed(INVALID, payload, msg_id, has_id, problems=problems)
+    return Parsed(INVALID, problems, payload, msg_id, has_id)
 
 
 def _check_request_id(msg_id: Any, problems: list[tuple[RuleId, str]]) -> None:

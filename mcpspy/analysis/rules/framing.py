@@ -51,7 +51,7 @@ def classify_line(raw: bytes, stream: Stream) -> Parsed:
     if not body or body.isspace():  # not strip(): that copies every line
         rule = pipe_twin(stream, RuleId.STDOUT_BLANK_LINE, RuleId.STDIN_BLANK_LINE)
         problems.append((rule, "an empty line"))
-        return Parsed(Kind.NOT_JSON, problems=problems)
+        return Parsed(Kind.NOT_JSON, problems)
     try:
         payload = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -66,11 +66,11 @@ def _classify_stray(body: bytes, stream: Stream, problems: list[tuple[RuleId, st
     except UnicodeDecodeError as exc:
         rule = pipe_twin(stream, RuleId.STDOUT_INVALID_UTF8, RuleId.STDIN_INVALID_UTF8)
         problems.append((rule, f"the line is not valid UTF-8 (byte {exc.start})"))
-        return Parsed(Kind.NOT_JSON, problems=problems)
+        return Parsed(Kind.NOT_JSON, problems)
     if CONTENT_LENGTH.match(body):
         rule = pipe_twin(stream, RuleId.STDOUT_CONTENT_LENGTH, RuleId.STDIN_CONTENT_LENGTH)
         problems.append((rule, f"a header line {preview(body)}: LSP framing, not MCP"))
-        return Parsed(Kind.NOT_JSON, problems=problems)
+        return Parsed(Kind.NOT_JSON, problems)
     glued = _split_glued(body)
     if glued is not None:
         prefix, message = glued
@@ -79,7 +79,7 @@ def _classify_stray(body: bytes, stream: Stream, problems: list[tuple[RuleId, st
         return parsed
     rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
     problems.append((rule, f"{preview(body)} is not JSON"))
-    return Parsed(Kind.NOT_JSON, problems=problems)
+    return Parsed(Kind.NOT_JSON, problems)
 
 
 def _classify_oversized(body: bytes, stream: Stream, problems: list[tuple[RuleId, str]]) -> Parsed:
@@ -108,7 +108,7 @@ def _classify_oversized(body: bytes, stream: Stream, problems: list[tuple[RuleId
     if not OPENS_VALUE.match(body):  # neither an object nor a batch: stray text
         rule = pipe_twin(stream, RuleId.STDOUT_NOT_JSON, RuleId.STDIN_NOT_JSON)
         problems.append((rule, f"{preview(body)} is not JSON"))
-    return Parsed(kind, None, members.get("id"), "id" in members, method, problems=problems)
+    return Parsed(kind, problems, None, members.get("id"), "id" in members, method)
 
 
 def _split_glued(body: bytes) -> tuple[bytes, Any] | None:

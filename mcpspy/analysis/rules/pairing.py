@@ -108,7 +108,9 @@ class Pairing:
         """Open the exchange of a request (``message.exchange``), holding what its reply is judged with."""
         stream, method, request_id = message.stream, sys.intern(message.method or ""), message.id
         long_lived = method in LONG_LIVED
-        exchange = Exchange(message.seq, stream, request_id, method, message.t, long_lived=long_lived)
+        exchange = Exchange(message.seq, stream, request_id, method, message.t)  # by position: as Parsed
+        if long_lived:
+            exchange.long_lived = True
         if stream is C2S:
             exchange.version = request_version(message)  # its reply is held to it too
         exchange.held = held_of(message, exchange.version is not None)
