@@ -67,7 +67,6 @@ from mcpspy.capture.records import Event, Stream
 from mcpspy.inject.engine import Injector
 from mcpspy.inject.record import unmatched_details
 from mcpspy.proxy.fdio import ensure_std_fds, writer_to
-from mcpspy.proxy.heap import keep_freed
 from mcpspy.proxy.inject_pump import Faults, InjectingPump
 from mcpspy.proxy.process import exit_status, signal_group, signal_name, start_server
 from mcpspy.proxy.pump import Pump
@@ -90,7 +89,6 @@ STDERR_CLOSE_WAIT = 1.0  # at exit, how long a line of ours may wait for a stder
 def run(config: ProxyConfig) -> int:
     """Run the proxy until the server has exited; return the server's exit status."""
     ensure_std_fds()
-    keep_freed()
     stderr = SharedStderr(config.verbose)
     try:
         session = Session(config, stderr)

@@ -116,9 +116,9 @@ class LineSplitter:
     def take_parts(self) -> list[bytes]:
         """What is held, as parts of at most ``PART_SIZE`` (cut between UTF-8 sequences), once too much.
 
-        Nothing until the line passes ``PART_AT``; then every whole part held. A part is whole
-        pieces as they came while they fill at least half of one (a bulk read is one as it is),
-        else pieces joined and cut at ``PART_SIZE``.
+        Nothing until the line passes ``PART_AT``; then every whole part held. A part is the
+        whole pieces that fit in one, as they came (a bulk read is one as it is); a piece longer
+        than a part, or one that begins inside a UTF-8 sequence, is joined and cut.
         Pieces are let go as they are regrouped: memory never holds the line twice.
         """
         size = self.part_size
@@ -131,9 +131,10 @@ class LineSplitter:
         acc_size = 0
         for i, piece in enumerate(pieces):
             pieces[i] = b""
-            if acc_size >= size // 2 and acc_size + len(piece) > size and piece[0] & 0xC0 != 0x80:
+            if acc and acc_size + len(piece) > size and piece[0] & 0xC0 != 0x80:
                 # Whole pieces make the part, cut where they were read (not inside a UTF-8
-                # sequence): a piece of a bulk read is a part as it is, no join and no slice.
+                # sequence): a bulk read is a part as it is, no join and no slice. Joining a short
+                # piece to a read and cutting would leave a rest, and so every read after it.
                 parts.append(acc[0] if len(acc) == 1 else b"".join(acc))
                 acc, acc_size = [], 0
             acc.append(piece)

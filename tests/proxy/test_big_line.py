@@ -80,8 +80,8 @@ PIPE_SIZES = (
 )
 
 
-def test_a_big_line_widens_the_server_pipes_and_small_messages_do_not(tmp_path: Path) -> None:
-    """The server sees its stdin pipe as it was after small lines, widened once a big one went through."""
+def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(tmp_path: Path) -> None:
+    """The server's stdin pipe stays as it was for small lines, many at once too; a big line widens it."""
     small = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
     big = b'{"data":"' + b"y" * (4 << 20) + b'"}\n'
     capture = tmp_path / "capture.jsonl"
@@ -92,17 +92,18 @@ def test_a_big_line_widens_the_server_pipes_and_small_messages_do_not(tmp_path: 
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None
+    pipelined = small * 2000  # full reads, but of many lines: not a big line
     replies = []
-    for line in (small, small, big, small):
-        proc.stdin.write(line)
+    for write, lines in ((small, 1), (pipelined, 2000), (big, 1), (small, 1)):
+        proc.stdin.write(write)
         proc.stdin.flush()
-        replies.append(json.loads(proc.stdout.readline()))
+        replies += [json.loads(proc.stdout.readline()) for _ in range(lines)]
     proc.stdin.close()
     assert proc.wait(timeout=60) == 0
-    assert [r["length"] for r in replies] == [len(small), len(small), len(big), len(small)]
-    assert [r["pipes"] for r in replies[:2]] == [[READ_SIZE, READ_SIZE]] * 2
-    assert [r["pipes"][0] for r in replies[2:]] == [BULK_READ] * 2  # widened by the client's pump
-    assert stored_streams(capture)["c2s"] == small + small + big + small
+    assert [r["length"] for r in replies] == [len(small)] * 2001 + [len(big), len(small)]
+    assert {tuple(r["pipes"]) for r in replies[:2001]} == {(READ_SIZE, READ_SIZE)}
+    assert [r["pipes"][0] for r in replies[2001:]] == [BULK_READ] * 2  # widened by the client's pump
+    assert stored_streams(capture)["c2s"] == small + pipelined + big + small
 
 
 def test_widen_pipe_grows_a_pipe_never_shrinks_one_and_leaves_other_files(tmp_path: Path) -> None:

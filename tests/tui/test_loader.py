@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from mcpspy.analysis.context_cost import context_cost
-from mcpspy.capture.format import encode_header, encode_record
+from mcpspy.capture.format import encode_header, encode_line, encode_record
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.filters import parse_filter
@@ -21,7 +21,7 @@ from mcpspy.tui.panes.findings import FindingsPane
 from tests.conftest import FIXTURES
 from tests.tui.snapshot_app import started_epoch
 from tests.tui.test_app import header_of, wait_rows
-from tests.tui.test_navigation import visible_rows, wait_loaded, write_capture
+from tests.tui.test_navigation import HEADER, visible_rows, wait_loaded, write_capture
 
 
 def repeated(source: Path, times: int, out: Path, lines_only: bool = False) -> Path:
@@ -191,6 +191,31 @@ async def test_rows_drawn_before_their_analysis_are_drawn_again_as_analysed(
         after = visible_rows(app.message_list)
     assert after == expected != before
     assert sum("ms" in row for row in after) >= len(after) // 2 - 1  # every reply: its latency
+
+
+async def test_seqs_repeated_and_out_of_order_list_every_line_and_jump_to_the_last_of_a_seq(
+    tmp_path: Path,
+) -> None:
+    """A hand-made capture's seqs need not be unique nor in order: every line is a row, each drawn,
+    and a seq names its last row (as the indexes made in bulk keep the last)."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "\x1b[2Jx"}}
+    reply = {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}
+    lines = [(3, call), (3, reply), (1, call), (2, reply), (3, {"jsonrpc": "2.0", "method": "n"})]
+    body = [encode_header(HEADER)]
+    for seq, message in lines:
+        stream = Stream.C2S if "method" in message else Stream.S2C
+        body.append(encode_line(seq, seq / 1000, stream, orjson.dumps(message)))
+    path = tmp_path / "seqs.jsonl"
+    path.write_bytes(b"".join(body))
+    app = InspectorApp(path, live=False)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_loaded(app, pilot)
+        table = app.message_list
+        drawn = [table.row_text(row) for row in range(len(table.rows))]
+        assert [m.seq for m in app.rows] == [3, 3, 1, 2, 3] and "\x1b" not in "".join(drawn)
+        assert "tools/call \\x1b[2Jx" in drawn[0]  # what it names, made visible
+        assert table.jump_to(3) and table.cursor == 4
+        assert table.jump_to(1) and table.cursor == 2 and not table.jump_to(7)
 
 
 async def test_a_live_backlog_says_when_its_analysis_is_done(tmp_path: Path, small_slices: None) -> None:

@@ -173,11 +173,10 @@ class MessageList(RowList[Message]):
 
         Read as the row is drawn: a capture's 100,000 rows cost nothing until they are shown.
         """
-        origin, seq = self.key(message)
         exchange = message.exchange
         request: Message | None = message
-        if exchange is not None and exchange.request_seq != seq:
-            request = self.message_of((origin, exchange.request_seq))
+        if message.kind is not Kind.REQUEST and exchange is not None:
+            request = self.message_of((self.key(message)[0], exchange.request_seq))
         if request is None or request.kind is not Kind.REQUEST:
             return None
         return subject_of(request)
