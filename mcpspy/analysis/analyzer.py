@@ -12,6 +12,7 @@ for its kind and pipe. It keeps no rule of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,6 +111,9 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     return message, parsed
 
 
+# Records fed between two checks for slow requests when none can be due: the answered requests the
+# checks' queues may hold meanwhile (they drop them from their heads as they check).
+CHECK_EVERY = 1024
 RECENT_EXCHANGES = 4096  # lean mode: answered requests remembered per direction (late and duplicate replies)
 # Lean mode: requests kept pending per direction; past it the oldest become unknown. What keeps the
 # proxy and its children under 160 MiB with 1,000,000 requests each way never answered and a live OTLP
@@ -197,6 +201,11 @@ class Analyzer:
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
+        # check_pending's shortcut: no request sent at or after _watched_since can be slow until
+        # _soonest seconds after it (inf: none watched); a check looks again every CHECK_EVERY calls.
+        self._soonest = min(slow_after, self._requests.timeout)
+        self._watched_since = math.inf
+        self._unchecked = 0
 
     # --- public API
 
@@ -307,10 +316,20 @@ class Analyzer:
         return self._out.events
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
-        self._out.events = []
+        """Flag the requests that have waited too long by ``t``.
+
+        Called before every record: when no request watched can have waited long enough
+        (the oldest was sent less than the shortest wait before ``t``), it looks no further.
+        """
+        events = self._out.events = []
+        if t - self._watched_since < self._soonest and self._unchecked < CHECK_EVERY:
+            self._unchecked += 1
+            return events
+        self._unchecked = 0
         self._pairing.check_pending(t, self.slow_after)
         self._requests.check(t)
-        return self._out.events
+        self._watched_since = min(self._pairing.oldest_watched(), self._requests.oldest_watched())
+        return events
 
     def finish(self) -> list[AnalysisEvent]:
         self._out.events = []
@@ -327,6 +346,8 @@ class Analyzer:
         for hook in self._before:
             hook(message)
         kind = message.kind
+        if kind is REQUEST and message.t < self._watched_since:
+            self._watched_since = message.t  # check_pending watches it from now on
         kind_value, stream = kind._value_, message.stream._value_
         if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
             for hook in self._unread.get((kind_value, stream), ()):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import sys
 
 from mcpspy.analysis.id_space import IdSpace
@@ -309,6 +310,11 @@ class Pairing:
                     oldest.stream,
                     f"{oldest.method} (id {shown(oldest.id)}) waited more than {slow_after:g}s for a reply",
                 )
+
+    def oldest_watched(self) -> float:
+        """When the oldest request ``check_pending`` still watches was sent (perhaps answered since); inf."""
+        heads = [space.not_yet_slow[0].sent_t for space in (self._client, self._server) if space.not_yet_slow]
+        return min(heads, default=math.inf)
 
     def give_up(self, exchanges: list[Exchange]) -> None:
         """These will never be answered (the server is gone)."""

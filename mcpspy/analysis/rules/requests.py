@@ -9,6 +9,7 @@ followed by a retry in a version the server listed, or the session is over.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -167,6 +168,15 @@ class Requests:
                 f"{timeout:g}s for its reply: {who} give{'s' if len(gone) == 1 else ''} up after "
                 f"{timeout:g}s{meanwhile}",
             )
+
+    @property
+    def timeout(self) -> float:
+        """How long a client request without a token may wait before ``check`` flags it."""
+        return self._timeout
+
+    def oldest_watched(self) -> float:
+        """When the oldest request ``check`` still watches was sent (perhaps answered since); inf."""
+        return self._untimed[0].sent_t if self._untimed else math.inf
 
     def finish(self) -> None:
         if self._rejected is not None and not self._named:
