@@ -2,6 +2,7 @@
 
     python benchmarks/sink_load.py                       # 1,000,000 requests each way, 1 round
     python benchmarks/sink_load.py --requests 200000 --rounds 3 --shapes plain,log
+    python benchmarks/sink_load.py --rate 40000 --shapes log,otlp   # paced: the sink analyses all
 
 A fake client (benchmarks/harness.py) writes ``--requests`` tools/call requests
 as fast as the pipe takes them through ``mcpspy --capture FILE [SINK] -- cat``:
@@ -16,7 +17,10 @@ Printed, never asserted (one JSON object): ``forward_s`` (first request written
 to the last echo read), ``exit_s`` (to the proxy's exit once stdin closed), and
 the resident memory of mcpspy and every process it started (the server, the
 sink's child), sampled together every 20 ms: the peak of their sum, and each
-one's own peak.
+one's own peak; ``records_skipped``, the records mcpspy said its sink skipped
+(0: the sink analysed every one). A flood outruns the sink's
+process, which then skips records (counted, said); ``--rate`` paces the client
+so that it need not.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from harness import Session, flood_then_close, rss_bytes  # noqa: E402
+from harness import Session, flood_then_close, request, rss_bytes  # noqa: E402
 
 SHAPES = ("plain", "log", "otlp")
 
@@ -104,7 +110,53 @@ class TreeSampler:
                 "peak_by_process_mib": by_process}  # fmt: skip
 
 
-def one_run(shape: str, requests: int, scratch: Path, collector_url: str) -> dict[str, Any]:
+def paced_then_close(session: Session, requests: int, rate: float) -> tuple[float, float, int]:
+    """``flood_then_close`` at ``rate`` requests a second (blocks of 100 on a fixed schedule)."""
+    blocks = [
+        b"".join(request(i) for i in range(s, min(s + 100, requests + 1)))
+        for s in range(1, requests + 1, 100)
+    ]
+
+    def write() -> None:
+        due = time.perf_counter()
+        try:
+            for block in blocks:
+                if (wait := due - time.perf_counter()) > 0:
+                    time.sleep(wait)
+                session.write(block)
+                due += 100 / rate
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    start = time.perf_counter()
+    writer.start()
+    session.count_lines(requests)
+    forward_s = time.perf_counter() - start
+    writer.join()
+    assert session.proc.stdin is not None
+    session.proc.stdin.close()
+    code = session.proc.wait(timeout=1800)
+    return forward_s, time.perf_counter() - start, code
+
+
+SKIPPED = (
+    re.compile(rb"--log skipped ([\d,]+) records"),  # in the log itself
+    re.compile(rb"([\d,]+) records not analysed"),  # on stderr, the OTLP sink's last word
+)
+
+
+def records_skipped(*texts: bytes) -> int:
+    """Records mcpspy said its sink could not take (0: it analysed every one)."""
+    return sum(
+        int(found.replace(b",", b""))
+        for text in texts
+        for pattern in SKIPPED
+        for found in pattern.findall(text)
+    )
+
+
+def one_run(shape: str, requests: int, scratch: Path, collector_url: str, rate: float) -> dict[str, Any]:
     capture, log_file = scratch / f"{shape}.jsonl", scratch / f"{shape}.log"
     for path in (capture, log_file):
         path.unlink(missing_ok=True)
@@ -114,16 +166,23 @@ def one_run(shape: str, requests: int, scratch: Path, collector_url: str) -> dic
     session = Session(command, env, scratch, timeout=1800)
     sampler = TreeSampler(session.proc.pid)
     try:
-        forward_s, exit_s, code = flood_then_close(session, requests)
+        if rate:
+            forward_s, exit_s, code = paced_then_close(session, requests, rate)
+        else:
+            forward_s, exit_s, code = flood_then_close(session, requests)
     finally:
         memory = sampler.stop()
         if session.proc.poll() is None:
             session.proc.kill()
+        session.proc.wait()
+        said = session.stderr_path.read_bytes()
         session.close()
-    log_lines = sum(1 for _ in log_file.open("rb")) if log_file.exists() else 0
+    log = log_file.read_bytes() if log_file.exists() else b""
+    log_lines = log.count(b"\n")
+    skipped = records_skipped(log, said)
     capture.unlink(missing_ok=True)
     return {"shape": shape, "exit_code": code, "forward_s": round(forward_s, 2), "exit_s": round(exit_s, 2),
-            "log_lines": log_lines, **memory}  # fmt: skip
+            "log_lines": log_lines, "records_skipped": skipped, **memory}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,6 +191,13 @@ def main(argv: list[str] | None = None) -> int:
         "--requests", type=int, default=1_000_000, help="requests each way (default 1,000,000)"
     )
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0,
+        help="requests a second the client writes (default: as fast as the pipe takes them); "
+        "slow enough, and the sink's process analyses every record",
+    )
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, of: plain, log, otlp")
     args = parser.parse_args(argv)
     shapes = [s for s in args.shapes.split(",") if s]
@@ -144,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mcpspy-sinkload-") as tmp, running_collector() as collector:
         for _ in range(args.rounds):
             for shape in shapes:
-                runs[shape].append(one_run(shape, args.requests, Path(tmp), collector.url))
+                runs[shape].append(one_run(shape, args.requests, Path(tmp), collector.url, args.rate))
                 print(json.dumps(runs[shape][-1]), file=sys.stderr, flush=True)
     summary = {
         shape: {
@@ -157,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     if "plain" in summary:
         for figures in summary.values():
             figures["forward_x_plain"] = round(figures["forward_s"] / summary["plain"]["forward_s"], 2)
-    result = {"requests_each_way": args.requests, "rounds": args.rounds, "load_at_start": load,
+    result = {"requests_each_way": args.requests, "rate": args.rate or None, "rounds": args.rounds,
+              "load_at_start": load,
               "median": summary, "runs": runs}  # fmt: skip
     print(json.dumps(result, indent=2))
     return 0

@@ -73,6 +73,11 @@ def _by_value(key: HookKey) -> tuple[str, ...]:
     return (key[0].value, key[1].value, *key[2:])
 
 
+# A table of rows as the dispatch reads it: kind's value -> stream's value -> (the row, the rows of the
+# methods whose row differs). Nested, not keyed by tuples: a tuple is built and hashed a lookup.
+Rows = dict[str, dict[str, tuple[tuple[Hook, ...], dict[str, tuple[Hook, ...]]]]]
+
+
 def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
     """A line on its own, with no history: its message, and what its reading says (None for stderr)."""
     stream = record.stream
@@ -190,9 +195,17 @@ class Analyzer:
                 for family, method in (n.split(".") for n in names if not (legacy and n in MODERN_ONLY))
             )
 
-        def rows(table: dict[HookKey, list[str]], legacy: bool) -> dict[tuple[str, ...], tuple[Hook, ...]]:
+        def rows(table: dict[HookKey, list[str]], legacy: bool) -> Rows:
             # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
-            return {_by_value(key): hooks(names, legacy) for key, names in table.items()}
+            nested: Rows = {}
+            for key, names in sorted(table.items(), key=lambda item: len(item[0])):  # each pipe's row first
+                kind, stream, *method = _by_value(key)
+                by_pipe = nested.setdefault(kind, {})
+                if method:
+                    by_pipe[stream][1][method[0]] = hooks(names, legacy)
+                else:
+                    by_pipe[stream] = (hooks(names, legacy), {})
+            return nested
 
         self._rows = (rows(HOOKS, False), rows(REPLIES, False))
         self._legacy_rows = (rows(HOOKS, True), rows(REPLIES, True))
@@ -354,8 +367,8 @@ class Analyzer:
                 hook(message)
             return
         hooks, replies = self._legacy_rows if self._era.era is LEGACY else self._rows
-        row = hooks.get((kind_value, stream, message.method or ""))
-        for hook in hooks[kind_value, stream] if row is None else row:
+        row, by_method = hooks[kind_value][stream]
+        for hook in by_method.get(message.method or "", row) if by_method else row:
             if hook(message):
                 break
         else:
@@ -363,8 +376,8 @@ class Analyzer:
             if exchange is not None and (
                 kind is RESPONSE or kind is ERROR
             ):  # paired: by its request's method
-                row = replies.get((kind_value, stream, exchange.method))
-                for hook in replies[kind_value, stream] if row is None else row:
+                row, by_method = replies[kind_value][stream]
+                for hook in by_method.get(exchange.method, row) if by_method else row:
                     hook(message)
         for hook in self._after:
             hook(message)

@@ -17,6 +17,8 @@ META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 HANDSHAKE_REVISIONS = frozenset(REVISIONS[:4])  # the revisions of the initialize handshake, before 2026-07-28
 NO_FIELDS: dict[str, Any] = {}  # what an absent object reads as; never written to
+# Hot (fields_of reads every line): Enum members as module constants (speed policy: analysis/__init__.py).
+RESPONSE = Kind.RESPONSE
 
 
 def fields_of(kind: Kind, payload: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -29,7 +31,7 @@ def fields_of(kind: Kind, payload: Any) -> tuple[dict[str, Any], dict[str, Any]]
     params = payload.get("params", NO_FIELDS)
     if type(params) is not dict:
         params = NO_FIELDS
-    holder = payload.get("result") if kind is Kind.RESPONSE else params
+    holder = payload.get("result") if kind is RESPONSE else params
     meta = holder.get("_meta", NO_FIELDS) if type(holder) is dict else NO_FIELDS
     return params, meta if type(meta) is dict else NO_FIELDS
 

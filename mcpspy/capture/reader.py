@@ -171,6 +171,7 @@ class CaptureReader:
         )
 
     def _lines(self, raws: list[bytes], records: list[Record]) -> None:
+        appended = len(records)
         for raw in raws:
             self._line_no += 1
             if len(raw) > self._max_line:
@@ -180,12 +181,15 @@ class CaptureReader:
             if self.header is None:
                 self.header = decode_header(raw)
                 continue
-            if not raw.strip():
+            if not raw or raw.isspace():  # not strip(): that copies a line with spaces at an end
                 continue
             try:
                 entry = decode_entry(raw)
             except CaptureFormatError as exc:
                 self.problems.append(f"line {self._line_no}: {exc}")
+                continue
+            if type(entry) is LineRecord and not self._streaming:  # most records: nothing more to do
+                records.append(entry)
                 continue
             if isinstance(entry, LinePart):
                 self._gapped.discard(entry.stream)
@@ -198,7 +202,9 @@ class CaptureReader:
             elif isinstance(entry, LineRecord) and entry.stream in self._streaming:
                 del self._streaming[entry.stream]  # parts whose end was dropped (a capture-gap says so)
             records.append(entry)
-            self._last = (entry.seq, entry.t)
+        if len(records) > appended:
+            last = records[-1]
+            self._last = (last.seq, last.t)
 
     def _part(self, part: LinePart) -> None:
         joiner, last = self._streaming.get(part.stream, (None, 0))

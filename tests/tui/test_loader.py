@@ -45,6 +45,21 @@ def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "ANALYSE_SLICE", 7)
 
 
+def gate_analysis(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The worker analyses a first slice, then waits for the event before each next one."""
+    gate, slices = threading.Event(), []
+    analyse = loader.CaptureFeed._analyse
+
+    def gated(feed: loader.CaptureFeed, limit: int, batch: loader.Batch) -> None:
+        slices.append(limit)
+        if len(slices) > 1:
+            gate.wait(10)
+        analyse(feed, limit, batch)
+
+    monkeypatch.setattr(loader.CaptureFeed, "_analyse", gated)
+    return gate
+
+
 def test_a_backlog_is_listed_before_it_is_analysed(tmp_path: Path, small_slices: None) -> None:
     path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "big.jsonl")
     lines = [r for r in read_capture(path).records if isinstance(r, LineRecord)]
@@ -111,16 +126,7 @@ async def test_a_filter_typed_while_analysing_is_applied_again_once_analysed(
     path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 40, tmp_path / "big.jsonl")
     expected = open_capture(path).analyzer
     flagged = [m.seq for m in expected.messages if m.findings]
-    gate, slices = threading.Event(), []
-    analyse = loader.CaptureFeed._analyse
-
-    def gated(feed: loader.CaptureFeed, limit: int, batch: loader.Batch) -> None:
-        slices.append(limit)
-        if len(slices) > 1:  # the first slice goes with the end of the list; the rest wait
-            gate.wait(10)
-        analyse(feed, limit, batch)
-
-    monkeypatch.setattr(loader.CaptureFeed, "_analyse", gated)
+    gate = gate_analysis(monkeypatch)
     app = InspectorApp(path, live=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_rows(app, pilot, len(expected.messages))
@@ -165,18 +171,9 @@ async def test_rows_drawn_before_their_analysis_are_drawn_again_as_analysed(
     request names, however many rows one batch of the analysis changes at once."""
     path = write_capture(tmp_path / "calls.jsonl", named_calls(1500))
     expected = await drawn_after_load(path, *keys)
-    gate, slices = threading.Event(), []
-    analyse = loader.CaptureFeed._analyse
-
-    def gated(feed: loader.CaptureFeed, limit: int, batch: loader.Batch) -> None:
-        slices.append(limit)
-        if len(slices) > 1:  # the first slice goes with the end of the list; the rest wait
-            gate.wait(10)
-        analyse(feed, limit, batch)
-
     monkeypatch.setattr(loader, "READ_SLICE", 20_000)
     monkeypatch.setattr(loader, "ANALYSE_SLICE", 7)
-    monkeypatch.setattr(loader.CaptureFeed, "_analyse", gated)
+    gate = gate_analysis(monkeypatch)
     app = InspectorApp(path, live=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_rows(app, pilot, 3000)

@@ -20,6 +20,9 @@ from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 
 LEGACY_REVISIONS = HANDSHAKE_REVISIONS
+# Hot (the era is asked of every request and reply): Enum members as module constants
+# (speed policy: analysis/__init__.py).
+UNKNOWN, MODERN, LEGACY = Era.UNKNOWN, Era.MODERN, Era.LEGACY
 
 
 class EraTracker:
@@ -27,7 +30,7 @@ class EraTracker:
 
     def __init__(self, out: Reporter, bound: int | None = None) -> None:
         self._out = out
-        self.era = Era.UNKNOWN
+        self.era = UNKNOWN
         self.protocol_version: str | None = None
         # Requests without _meta while initialize is unanswered (their Exchanges, not their messages).
         self._held: deque[Exchange] = deque(maxlen=bound)
@@ -49,7 +52,7 @@ class EraTracker:
 
     def revision(self, exchange: Exchange) -> str | None:
         """The revision whose schema ``exchange`` is held to."""
-        if self.era is Era.LEGACY:
+        if self.era is LEGACY:
             if self.protocol_version in LEGACY_REVISIONS:
                 return self.protocol_version
             if exchange.method == "initialize":  # its result named no known revision: the one asked for
@@ -62,20 +65,20 @@ class EraTracker:
 
     def modern_request(self, exchange: Exchange) -> bool:
         """A client request that carried the revision's _meta, in a process that is not legacy."""
-        return exchange.version is not None and self.era is not Era.LEGACY
+        return exchange.version is not None and self.era is not LEGACY
 
     def modern_reply(self, exchange: Exchange) -> bool:
         """The reply to such a request, other than initialize (an answered initialize is the era's)."""
-        return exchange.version is not None and self.era is not Era.LEGACY and exchange.method != "initialize"
+        return exchange.version is not None and self.era is not LEGACY and exchange.method != "initialize"
 
     @property
     def modern(self) -> bool:
-        return self.era is Era.MODERN
+        return self.era is MODERN
 
     @property
     def modern_client(self) -> bool:
         """A 2026-07-28 process with no legacy handshake under way: what the client sends is judged so."""
-        return self.era is Era.MODERN and not self.handshake_open
+        return self.era is MODERN and not self.handshake_open
 
     # --- what the client sends
 
@@ -103,11 +106,11 @@ class EraTracker:
         exchange = message.exchange
         assert exchange is not None  # pairing opened it
         if exchange.version is not None:
-            if self.era is Era.UNKNOWN:
-                self.era = Era.MODERN
+            if self.era is UNKNOWN:
+                self.era = MODERN
                 self.protocol_version = exchange.version
             return False
-        if self.era is Era.LEGACY:
+        if self.era is LEGACY:
             if not self._initialized_sent and not self._initialized_flagged and message.method != "ping":
                 self._initialized_flagged = True
                 self._out.find(
@@ -147,7 +150,7 @@ class EraTracker:
     # --- what the server sends
 
     def server_request(self, message: Message) -> None:
-        if self.era is not Era.MODERN and message.method != "ping" and self.handshake_open:
+        if self.era is not MODERN and message.method != "ping" and self.handshake_open:
             self._out.find(
                 RuleId.LEGACY_SERVER_EARLY_REQUEST,
                 message.seq,
@@ -170,7 +173,7 @@ class EraTracker:
         self._out.holding(False)
         result = result_of(message)
         if message.kind is Kind.RESPONSE and isinstance(result, dict):
-            self.era = Era.LEGACY
+            self.era = LEGACY
             self._initialize_ok = True
             version = result.get("protocolVersion")
             self.protocol_version = version if isinstance(version, str) else None
@@ -186,8 +189,8 @@ class EraTracker:
                         f"answered (seq {message.seq})",
                     )
             return
-        if self.era is Era.UNKNOWN:  # a modern server rejected initialize: the process is modern
-            self.era = Era.MODERN
+        if self.era is UNKNOWN:  # a modern server rejected initialize: the process is modern
+            self.era = MODERN
         self.released = held
 
     def _check_negotiated(self, message: Message, version: Any, requested: Any) -> None:

@@ -43,6 +43,9 @@ META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-
 KEY_FORMAT_SINCE = "2025-06-18"  # the first revision to define the key format
 GOOD_KEYS_KEPT = 4096  # keys seen well-formed, so each key's pattern runs once (bounded: any may be sent)
 GOOD_KEY_LENGTH = 256  # longer keys are checked each time, never kept
+# Hot (meta_keys reads every message, result every reply): Enum members as module constants
+# (speed policy: analysis/__init__.py).
+UNKNOWN, MODERN, LEGACY = Era.UNKNOWN, Era.MODERN, Era.LEGACY
 
 
 class ModernRules:
@@ -67,8 +70,7 @@ class ModernRules:
         """The keys of a message's _meta (params' or result's), in 2025-06-18 and later."""
         meta, era = message.meta, self._era
         if not meta or (
-            era.era is Era.UNKNOWN
-            or (era.era is Era.LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE)
+            era.era is UNKNOWN or (era.era is LEGACY and (era.protocol_version or "") < KEY_FORMAT_SINCE)
         ):
             return
         good = self._good_keys
@@ -128,7 +130,7 @@ class ModernRules:
             capabilities = message.meta.get(META_CAPABILITIES)
             if not isinstance(capabilities, dict):  # present, as null or a non-object (issue 17)
                 self.meta_missing(exchange, f"its clientCapabilities is {shown(capabilities)}, not an object")
-        if message.method == "ping" and self._era.era is Era.MODERN:
+        if message.method == "ping" and self._era.era is MODERN:
             self._out.find(RuleId.PING_MODERN, message.seq, message.stream, "ping was removed in 2026-07-28")
 
     def ping_result(self, reply: Message) -> None:
@@ -136,7 +138,7 @@ class ModernRules:
         if reply.exchange is None or reply.exchange.method != "ping":
             return
         result = result_of(reply)
-        if self._era.era is Era.MODERN or not isinstance(result, dict):
+        if self._era.era is MODERN or not isinstance(result, dict):
             return
         extra = sorted(key for key in result if key != "_meta")
         if extra:
@@ -149,7 +151,7 @@ class ModernRules:
             )
 
     def client_response(self, message: Message) -> None:
-        if self._era.era is Era.MODERN:
+        if self._era.era is MODERN:
             self._out.find(
                 RuleId.DIRECTION_CLIENT_RESPONSE,
                 message.seq,
@@ -160,7 +162,7 @@ class ModernRules:
     # --- what the server sends
 
     def server_request(self, message: Message) -> None:
-        if self._era.era is Era.MODERN:
+        if self._era.era is MODERN:
             self._out.find(
                 RuleId.DIRECTION_SERVER_REQUEST,
                 message.seq,
@@ -192,7 +194,7 @@ class ModernRules:
         elif (
             code is not None
             and -32019 <= code <= -32000
-            and self._era.era is not Era.LEGACY
+            and self._era.era is not LEGACY
             and not (code == RETIRED_RESOURCE_NOT_FOUND and exchange.version is not None)
         ):
             self._out.find(
@@ -211,12 +213,12 @@ class ModernRules:
             del self._meta_missing[exchange.request_seq]  # an exchange is answered once
             self._not_rejected(exchange, message)
         result, version = result_of(message), exchange.version
-        if version is not None and isinstance(result, dict) and self._era.era is not Era.LEGACY:
+        if version is not None and isinstance(result, dict) and self._era.era is not LEGACY:
             held = exchange.held
             self._result(exchange, message, result, version, held is not None and held.retry)
 
     def _modern(self, exchange: Exchange) -> bool:
-        return exchange.version is not None and self._era.era is not Era.LEGACY
+        return exchange.version is not None and self._era.era is not LEGACY
 
     def _discover_missing(self, message: Message) -> None:
         """A server that serves 2026-07-28 requests but answers server/discover with -32601 (once).

@@ -42,6 +42,8 @@ ANSWERED_BY_CLIENT = frozenset({"roots/list", "sampling/createMessage", "elicita
 OWNED_ELSEWHERE = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
 MODERN = "2026-07-28"
 TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
+# Hot (every result): Enum members as module constants (speed policy: analysis/__init__.py).
+S2C = Stream.S2C
 
 
 class Shapes:
@@ -76,7 +78,7 @@ class Shapes:
         revision = self._era.revision(exchange)
         if revision is None or (revision == TASKS_REVISION and exchange.held.task):
             return  # a task-augmented request is answered with a CreateTaskResult instead
-        key = (exchange.method, exchange.stream is Stream.S2C, revision)
+        key = (exchange.method, exchange.stream is S2C, revision)
         shape = self._shapes.get(key)
         if shape is None:
             shape = result_shape(self._schemas, *key)

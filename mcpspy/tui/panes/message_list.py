@@ -218,7 +218,8 @@ class MessageList(RowList[Message]):
         (a latency, a finding).
 
         Under `watch --all`, each message's session is in ``origin_of`` before it is added.
-        Nothing here costs a Python step a message: a backlog comes 100,000 messages at a time.
+        Unfiltered and in seq order, nothing here costs a Python step a message: a backlog comes
+        100,000 messages at a time.
         """
         self.all_messages.extend(messages)
         if self.order is not Order.SEQ and (messages or any(changed.values())):
