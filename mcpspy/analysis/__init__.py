@@ -28,22 +28,29 @@ fixtures/), and the rule count in docs/report.md.
   16 MiB that is parsed whole, read from its two ends.
 
 Speed policy. The analysis replays 100,000-message captures, so a line's path
-is hot, but code is written plainly unless a measurement says otherwise. One
-idiom is kept, in three files: Enum members bound to module constants
-(``REQUEST = Kind.REQUEST``), because on Python 3.11 ``Kind.REQUEST`` goes
-through ``EnumType.__getattr__`` (0.27 us, against 0.02 us for a global).
-Measured as instructions per record over a 20,000-message capture
-(valgrind, deterministic on a shared machine), each file's constants save:
-analyzer.py (the dispatch of every line; its rows are also keyed by the
-values of Kind and Stream, whose members hash through a Python call) 6.7%, rules/pairing.py (every request
-and reply) 2.9%, rules/envelope.py (every line that parses) 1.7%. The era's
-checks in rules/legacy.py and rules/modern.py would save 1.1% each and stay
-plain, as does every other file. Two choices of shape, not idioms, were made
-for speed too: a message's params and _meta are read once, as its line is read
-(``Message.params``, ``Message.meta``), where each family read them again (six
-times a 2026-07-28 request); and the objects made for every line (LineRecord,
-Held, MessageSeen, ExchangeUpdated) are dataclasses that are not frozen, since
-a frozen one costs 2-6x as much to make (0.6 us, not 0.3, for one field; 1.9,
-not 0.3, for Held's eight), and nothing changes them once made. Nothing else
-trades clarity for speed.
+is hot, but code is written plainly unless a measurement says otherwise
+(instructions under callgrind, deterministic on a shared machine: BENCHMARKS.md,
+"Analysis at 100k messages a second"). The exceptions, each marked where it is:
+
+- Enum members bound to module constants (``REQUEST = Kind.REQUEST``) where
+  every line, request or reply reads them: on Python 3.11 ``Kind.REQUEST`` goes
+  through ``EnumType.__getattr__``, about 900 instructions against 50 for a
+  global. analyzer.py (whose rows are also keyed by the members' values: a
+  plain Enum member hashes through a Python call), rules/pairing.py,
+  rules/envelope.py, message_fields.py (``fields_of``), rules/legacy.py and
+  rules/modern.py (the era, asked four or five times a message), rules/shapes.py.
+- The objects made for every line (Parsed, Message, Exchange, LineRecord, Held)
+  are made by position: keyword arguments cost about 2,000 instructions a
+  construction more (the interpreter builds a dict for them); and they are
+  dataclasses that are not frozen, since a frozen one costs 2-6x as much to make.
+- schema.py writes each result definition as a Python predicate too (its
+  docstring says why and how it is held to the closures' verdict).
+- rules/pairing.py tests an id's common type inline before ``valid_id``.
+
+Choices of shape made for speed, not idioms: a message's params and _meta are
+read once, as its line is read (``Message.params``, ``Message.meta``); a
+message's findings are one shared empty tuple until its first; a caller that
+reads no events makes none (``Analyzer(events=False)``, as ``replay_records``
+does); ``check_pending`` looks no further when nothing it watches can be due.
+Nothing else trades clarity for speed.
 """

@@ -24,7 +24,7 @@ import math
 import sys
 
 from mcpspy.analysis.id_space import IdSpace
-from mcpspy.analysis.jsonrpc import shown, valid_id
+from mcpspy.analysis.jsonrpc import ID_TYPES, shown, valid_id
 from mcpspy.analysis.message_fields import held_of, request_version
 from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
@@ -119,7 +119,7 @@ class Pairing:
         self._out.opened(exchange)
         forbid_reuse = self._era.era is LEGACY  # legacy revisions: an answered id is spent
         space = self._sent_on(stream)
-        if valid_id(request_id):
+        if type(request_id) in ID_TYPES or valid_id(request_id):  # valid_id, its common case inline
             first = space.pending.get(request_id)
             if first is not None:
                 self._out.find(
@@ -175,7 +175,7 @@ class Pairing:
     def _response(self, message: Message) -> Exchange | None:
         stream = message.stream
         key = message.id
-        if not valid_id(key):
+        if type(key) not in ID_TYPES and not valid_id(key):  # valid_id, its common case inline
             return None  # no id (rules/envelope.py speaks of it) or one no request can carry
         space = self._answered_on(stream)
         exchange = space.pending.pop(key, None)
