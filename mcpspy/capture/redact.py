@@ -105,8 +105,8 @@ def _keys_before_colons(line: bytes) -> list[bytes] | None:
 
     In such a line the pre-check's regex can only match a word, the rest of its string, the closing
     quote and a colon (space, ``_`` and ``-`` between: folding drops the last two); so a word found
-    in none of these strings, folded, is a word it cannot match. None
-    when there are too many colons (or too much space before one) for this to be the cheap way.
+    in none of these strings, folded, is a word it cannot match. None when there are too many
+    colons (or too much space before one) for this to be the cheap way.
     """
     keys: list[bytes] = []
     colon = line.find(b":")

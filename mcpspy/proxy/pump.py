@@ -91,7 +91,9 @@ class Pump:
                     # A full read inside one line: a big line. Not merely a full read: pipelined
                     # small messages read in bulk held twice the memory (RSS 62 MiB over 1,000,000
                     # messages, not 32).
-                    bulk = bulk or self._widen()
+                    if size == READ_SIZE:  # the big line starts here
+                        keep_freed()  # its MiBs reused from the heap (``proxy.heap``)
+                        bulk = bulk or self._widen()
                     size = bulk
                 else:
                     size = READ_SIZE
@@ -101,13 +103,7 @@ class Pump:
                 close_quietly(self.closes)
 
     def _widen(self) -> int:
-        """Widen the pipes either side to ``BULK_READ``; what a read may take from now on.
-
-        A big line's MiBs are reused from the heap from now on (``heap.keep_freed``): a session
-        that never has one keeps glibc's own thresholds (and its RSS: 32 MiB over 1,000,000
-        messages, where the raised ones kept 63).
-        """
-        keep_freed()
+        """Widen the pipes either side to ``BULK_READ``; what a read may take from now on."""
         if self.sink is not None:
             widen_pipe(self.sink)
         return max(READ_SIZE, min(BULK_READ, widen_pipe(self.source)))

@@ -107,6 +107,7 @@ class Recording:
         self._first_cause = ""  # what made the first one, in words (said once on stderr)
         self._warned = False
         self._warning: threading.Thread | None = None
+        self._parts_written = False  # parts of streamed lines written since memory was last given back
         self._writer = threading.Thread(target=self._run, name="mcpspy-capture", daemon=True)
         self._writer.start()
 
@@ -242,7 +243,6 @@ class Recording:
             if not self._buffer.queue:
                 return not self._closing  # closing, and everything is written
             taken = self._buffer.take()
-        wrote_parts = False
         while taken:
             if self._give_up:
                 self._drop_the_rest(taken)
@@ -251,7 +251,7 @@ class Recording:
             self._write_slice(taken[:end])
             del taken[:end]  # what is written is let go at once: a big line's parts are MiBs each
             if parts_size:
-                wrote_parts = True
+                self._parts_written = True
                 if taken:
                     with self._lock:
                         self._buffer.written(parts_size)
@@ -260,8 +260,9 @@ class Recording:
             if self._buffer.gap_due():
                 self._tell_gap(time.monotonic() - self._t0)
                 self._admit()
-            line_done = wrote_parts and not self._buffer.queue and not self._recorder.held
-        if line_done:  # a streamed line is written and nothing waits: its memory goes back
+            lines_done = self._parts_written and not self._buffer.queue and not self._recorder.held
+        if lines_done:  # streamed lines are written, none is open and nothing waits: memory goes back
+            self._parts_written = False
             release_freed()
         self._say_dropped()
         return True

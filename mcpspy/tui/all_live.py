@@ -131,7 +131,7 @@ class Shown:
         self.snapshot = batch.snapshot
         self.name = self.name or batch.snapshot.name
         self.messages += len(batch.messages)
-        self.by_severity.update(f.severity for f in batch.findings)
+        self.by_severity.update(f.severity for f in batch.findings if not f.injected)
         if batch.messages:
             self.last_t = batch.messages[-1].t
         self.ended = self.ended or batch.ended

@@ -6,12 +6,16 @@ import base64
 import fcntl
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,3 +122,40 @@ def test_widen_pipe_grows_a_pipe_never_shrinks_one_and_leaves_other_files(tmp_pa
     with (tmp_path / "file").open("wb") as f:
         assert widen_pipe(f.fileno()) == 0
     assert widen_pipe(sys.maxsize >> 40) == 0  # no such fd
+
+
+def vm_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(field)
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the heap's thresholds are glibc's")
+def test_the_memory_a_big_line_took_goes_back_once_it_is_written(tmp_path: Path) -> None:
+    """The proxy keeps a big line's freed MiBs while it streams, and lets them go after (``proxy.heap``)."""
+    line = b'{"data":"' + b"z" * (24 << 20) + b'"}\n'
+    small = b'{"jsonrpc":"2.0","method":"ping"}\n'
+    capture = tmp_path / "capture.jsonl"
+    proc = subprocess.Popen(
+        [*MCPSPY, "--capture", str(capture), "--", *CAT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    writer = threading.Thread(target=proc.stdin.write, args=(line,))
+    writer.start()
+    assert proc.stdout.readline() == line
+    writer.join()
+    peak = vm_kib(proc.pid, "VmHWM")
+    rss = []
+    for _ in range(100):  # each small line frees a block in the pumps' heaps: they shrink then
+        proc.stdin.write(small)
+        proc.stdin.flush()
+        assert proc.stdout.readline() == small
+        rss.append(vm_kib(proc.pid, "VmRSS"))
+        if rss[-1] < peak - (16 << 10):
+            break
+        time.sleep(0.05)
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    assert rss[-1] < peak - (16 << 10), (peak, rss)
+    assert stored_streams(capture) == {"c2s": line + small * len(rss), "s2c": line + small * len(rss)}

@@ -40,12 +40,12 @@ class FindingsPane(RowList[Finding]):
     def __init__(self, id: str | None = None) -> None:
         super().__init__(FINDING_COLUMNS, finding_cells, id=id, empty="no findings")
         self.findings: list[Finding] = []
-        self.by_severity: Counter[Severity] = Counter()
+        self.by_severity: Counter[Severity] = Counter()  # the server's: an injection's are not counted
         self.rows = self.findings
 
     def add(self, findings: Iterable[Finding]) -> None:
         new = list(findings)
-        self.by_severity.update(f.severity for f in new)
+        self.by_severity.update(f.severity for f in new if not f.injected)
         last = self.findings[-1].seq if self.findings else -1
         if all(f.seq >= last for f in new) and new == sorted(new, key=by_seq):
             self.findings.extend(new)
