@@ -400,6 +400,17 @@ def _never(value: Any) -> bool:
     return False
 
 
+def _when_a(kind: type, var: str, inner: list[str], typed: bool, lines: list[str], pad: str) -> None:
+    """``inner`` for a ``var`` of that kind; with ``typed``, any other fails (an object or array check)."""
+    if inner:
+        lines.append(f"{pad}if isinstance({var}, {kind.__name__}):")
+        lines.extend(inner)
+        if typed:
+            lines.append(f"{pad}else: return False")
+    elif typed:
+        lines.append(f"{pad}if not isinstance({var}, {kind.__name__}): return False")
+
+
 def _source(function: str, lines: list[str]) -> str:
     return "\n".join([f"def {function}(v):", *lines, "    return True"])
 
@@ -575,13 +586,7 @@ class _Predicates:
                         if body
                         else []
                     )
-        if inner:
-            lines.append(f"{pad}if isinstance({var}, dict):")
-            lines.extend(inner)
-            if typed:
-                lines.append(f"{pad}else: return False")
-        elif typed:
-            lines.append(f"{pad}if not isinstance({var}, dict): return False")
+        _when_a(dict, var, inner, typed, lines, pad)
 
     def _every_key(
         self, properties: dict[str, Any], extra_node: Any, fixed: tuple[str, ...], var: str, depth: int
@@ -631,13 +636,7 @@ class _Predicates:
             if body:
                 inner.append(f"{pad}    for {item} in {var}:")
                 inner.extend(body)
-        if inner:
-            lines.append(f"{pad}if isinstance({var}, list):")
-            lines.extend(inner)
-            if typed:
-                lines.append(f"{pad}else: return False")
-        elif typed:
-            lines.append(f"{pad}if not isinstance({var}, list): return False")
+        _when_a(list, var, inner, typed, lines, pad)
 
     def _tags(self, branches: Any) -> list[str] | None:
         """The tags of a union tagged by "type" (each branch's const), as _any_of finds them; else None."""
