@@ -91,12 +91,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(PROG, f"{exc.filename or args.file}: {exc.strerror or exc}")
     summary = build_summary(opened.capture, path, opened.analyzer)
-    if summary.injected:
-        from mcpspy.report.restarts import mark_restarts
-
-        mark_restarts(summary)
     try:
-        pieces = PIECES[args.format](summary) if args.format in PIECES else [FORMATS[args.format](summary)]
+        pieces = document(summary, args.format)
         if args.otlp_endpoint is not None and (problem := send_otlp(summary, args.otlp_endpoint)) is not None:
             return fail(PROG, problem)
     except ImportError as exc:  # an optional extra that is not installed (otel): its one line
@@ -111,6 +107,16 @@ def run(args: argparse.Namespace) -> int:
     threshold = FAIL_ON[args.fail_on]
     worst = summary.worst
     return EXIT_FINDINGS if threshold is not None and worst is not None and worst >= threshold else 0
+
+
+def document(summary: Summary, fmt: str) -> Iterable[str]:
+    """The report in ``fmt``, in pieces (HTML and HAR made as they are written): what `report` prints
+    and the TUI's export writes. An injected session's reactions learn of a restart first."""
+    if summary.injected:
+        from mcpspy.report.restarts import mark_restarts
+
+        mark_restarts(summary)
+    return PIECES[fmt](summary) if fmt in PIECES else [FORMATS[fmt](summary)]
 
 
 def send_otlp(summary: Summary, endpoint: str) -> str | None:

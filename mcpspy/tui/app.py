@@ -651,8 +651,7 @@ class InspectorApp(App[None]):
     @work(thread=True, group="export")
     def export(self, path: Path, request: ExportRequest, keep: set[int] | None, concluded: bool) -> None:
         try:
-            text = render_export(path, request.fmt, keep, concluded)
-            write_private(request.dest, text, request.overwrite)
+            write_private(request.dest, render_export(path, request.fmt, keep, concluded), request.overwrite)
         except Exception as exc:  # a bad path, a full disk, a capture gone: said, never a crash
             self.post_message(Exported(f"export failed: {exc}", failed=True))
             return

@@ -11,7 +11,7 @@ exports the same way. The file is created 0600, never through a symlink.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.capture.private import write_private_atomic
 from mcpspy.model.summary import build_summary
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, open_capture
-from mcpspy.report.command import FORMATS
+from mcpspy.report.command import FORMATS, document, encoded
 
 EXTENSIONS = {"text": "txt", "markdown": "md", "otlp": "json", "junit": "xml"}
 
@@ -68,14 +68,16 @@ def render_export(
     fmt: str,
     keep: Collection[int] | None,
     slow_after: float = DEFAULT_SLOW_AFTER,
-) -> str:
-    """The report of ``capture_path`` in ``fmt``, about the messages ``keep`` names (None: all of them)."""
+) -> Iterator[bytes]:
+    """The report of ``capture_path`` in ``fmt``, about the messages ``keep`` names (None: all of them),
+    as `mcpspy report` writes it: in pieces, so a big session's page is never whole in memory."""
     opened = open_capture(capture_path, slow_after)
     if keep is not None:
         narrow(opened.analyzer, keep)
-    return FORMATS[fmt](build_summary(opened.capture, capture_path, opened.analyzer))
+    return encoded(document(build_summary(opened.capture, capture_path, opened.analyzer), fmt))
 
 
-def write_private(dest: Path, text: str, overwrite: bool) -> None:
-    """Write ``text`` to ``dest``, created 0600; never through a symlink; an existing file only if asked."""
-    write_private_atomic(dest, text.encode("utf-8"), replace=overwrite)
+def write_private(dest: Path, pieces: Iterator[bytes], overwrite: bool) -> None:
+    """Write ``pieces`` to ``dest``, created 0600, whole or not at all; never through a symlink; an
+    existing file only if asked."""
+    write_private_atomic(dest, pieces, replace=overwrite)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mcpspy.capture.reader import read_capture
 from mcpspy.replay_policy import replay_records
+from mcpspy.tui.export import render_export, write_private
 from tests.conftest import MCPSPY
 
 #: A server with no fault of its own, speaking the legacy era properly.
@@ -180,3 +181,7 @@ def test_a_client_that_starts_the_server_again_restarted(tmp_path: Path) -> None
     assert injected["fault"] == "lifecycle.crash-in-flight"
     assert injected["reaction"] == "restarted"
     assert [f["id"] for f in data["findings"] if not f["injected"]] == []
+    # the TUI's export (`e`) writes what `report` prints
+    exported = tmp_path / "exported.json"
+    write_private(exported, render_export(first, "json", None), overwrite=False)
+    assert json.loads(exported.read_bytes())["injected"] == data["injected"]
