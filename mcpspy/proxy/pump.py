@@ -2,9 +2,9 @@
 
     read -> stamp -> forward -> yield -> record
 
-While reads come back full and hold no newline (a big line), the pipes
-either side are widened and the pump reads up to ``fdio.BULK_READ`` at once,
-without the yield.
+Once full reads with no newline add up to ``BULK_AFTER`` (a big line), the
+pipes either side are widened and the pump reads up to ``fdio.BULK_READ`` at
+once, without the yield, until a read is short or ends a line.
 
 The stamp (the chunk's place in the record order, and its time) comes the
 moment the chunk is read, before it is forwarded: with the pumps running
@@ -46,6 +46,11 @@ from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, close_quietly, read_chunk, w
 from mcpspy.proxy.heap import keep_freed
 from mcpspy.proxy.recording import Recording
 
+#: How long a line must run before its pump reads in bulk and widens the pipes. Under it a line
+#: moves as before, so what a client can write to a server that stopped reading, before its write
+#: blocks, stays as it was (``mcpspy check`` sees a server stuck inside its 1 MiB line so).
+BULK_AFTER = 4 << 20
+
 
 @dataclass(frozen=True)
 class Pump:
@@ -66,6 +71,7 @@ class Pump:
         forwarding = True
         size = READ_SIZE
         bulk = 0  # what a read takes inside a big line: 0 until the first one
+        line_run = 0  # bytes of full reads in a row with no newline: how long the line is so far
         try:
             while True:
                 data = read_chunk(self.source, size)
@@ -88,15 +94,16 @@ class Pump:
                 if not data:
                     return
                 if len(data) >= READ_SIZE and b"\n" not in data:
-                    # A full read inside one line: a big line. Not merely a full read: pipelined
-                    # small messages read in bulk held twice the memory (RSS 62 MiB over 1,000,000
-                    # messages, not 32).
-                    if size == READ_SIZE:  # the big line starts here
+                    # Full reads inside one line: a big line, once they add up to ``BULK_AFTER``.
+                    # Not merely full reads: pipelined small messages read in bulk held twice the
+                    # memory (RSS 62 MiB over 1,000,000 messages, not 32).
+                    line_run += len(data)
+                    if size == READ_SIZE and line_run >= BULK_AFTER:
                         keep_freed()  # its MiBs reused from the heap (``proxy.heap``)
                         bulk = bulk or self._widen()
-                    size = bulk
+                        size = bulk
                 else:
-                    size = READ_SIZE
+                    line_run, size = 0, READ_SIZE
         finally:
             close_quietly(self.source)
             if self.closes is not None:

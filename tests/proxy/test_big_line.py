@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, widen_pipe
+from mcpspy.proxy.pump import BULK_AFTER
 from mcpspy.wire.splitter import PART_AT, PART_SIZE
 from tests.conftest import MCPSPY, python_server, run_proxy
 
@@ -85,9 +86,13 @@ PIPE_SIZES = (
 
 
 def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(tmp_path: Path) -> None:
-    """The server's stdin pipe stays as it was for small lines, many at once too; a big line widens it."""
+    """The server's stdin pipe stays as it was for small lines, many at once too; a big line widens it.
+
+    A line of 1 MiB leaves it too: ``mcpspy check`` tells a server stuck inside one by its own
+    write blocking (tests/check/test_faults.py).
+    """
     small = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-    big = b'{"data":"' + b"y" * (4 << 20) + b'"}\n'
+    big = b'{"data":"' + b"y" * (BULK_AFTER + (4 << 20)) + b'"}\n'
     capture = tmp_path / "capture.jsonl"
     proc = subprocess.Popen(
         [*MCPSPY, "--capture", str(capture), "--", *python_server(PIPE_SIZES)],
@@ -98,16 +103,17 @@ def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(tmp_path: Pat
     assert proc.stdin is not None and proc.stdout is not None
     pipelined = small * 2000  # full reads, but of many lines: not a big line
     replies = []
-    for write, lines in ((small, 1), (pipelined, 2000), (big, 1), (small, 1)):
+    one_mib = b'{"data":"' + b"m" * (1 << 20) + b'"}\n'
+    for write, lines in ((small, 1), (pipelined, 2000), (one_mib, 1), (big, 1), (small, 1)):
         proc.stdin.write(write)
         proc.stdin.flush()
         replies += [json.loads(proc.stdout.readline()) for _ in range(lines)]
     proc.stdin.close()
     assert proc.wait(timeout=60) == 0
-    assert [r["length"] for r in replies] == [len(small)] * 2001 + [len(big), len(small)]
-    assert {tuple(r["pipes"]) for r in replies[:2001]} == {(READ_SIZE, READ_SIZE)}
-    assert [r["pipes"][0] for r in replies[2001:]] == [BULK_READ] * 2  # widened by the client's pump
-    assert stored_streams(capture)["c2s"] == small + pipelined + big + small
+    assert [r["length"] for r in replies] == [len(small)] * 2001 + [len(one_mib), len(big), len(small)]
+    assert {tuple(r["pipes"]) for r in replies[:2002]} == {(READ_SIZE, READ_SIZE)}
+    assert [r["pipes"][0] for r in replies[2002:]] == [BULK_READ] * 2  # widened by the client's pump
+    assert stored_streams(capture)["c2s"] == small + pipelined + one_mib + big + small
 
 
 def test_widen_pipe_grows_a_pipe_never_shrinks_one_and_leaves_other_files(tmp_path: Path) -> None:
