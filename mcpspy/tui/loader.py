@@ -94,6 +94,7 @@ class Batch:
         self.unanalysed, self.reading = later.unanalysed, later.reading
         self.ended = self.ended or later.ended
         self.opened = self.opened or later.opened
+        self.progressed = self.progressed or later.progressed
 
 
 def session_now(live: bool, started_epoch: float | None, last_t: float, clock: Callable[[], float]) -> float:

@@ -257,3 +257,12 @@ def test_a_live_feed_judges_waiting_by_the_apps_clock(age: float, rules: set[str
         findings += feed.step().findings
     assert {str(f.id) for f in findings} == rules
     assert feed.session_now() == age
+
+
+def test_a_batch_whose_only_news_is_progress_is_posted_after_a_merge() -> None:
+    """The worker merges steps before it posts them: the analysis catching up (a live capture's
+    last request analysed, nothing else changed) must survive the merge, or the header says
+    "analysing" until the next line comes."""
+    held = loader.Batch()
+    held.merge(loader.Batch(progressed=True))
+    assert held and held.progressed and held.unanalysed == 0
