@@ -71,17 +71,22 @@ class Session:
         while view:
             view = view[os.write(self.stdin_fd, view) :]
 
-    def write_many(self, blocks: list[bytes]) -> None:
+    def write_many(self, blocks: list[bytes], every: float = 0.0) -> None:
+        """The blocks in turn; with ``every``, one each ``every`` seconds on a fixed schedule."""
+        due = time.perf_counter()
         for block in blocks:
+            if every and (wait := due - time.perf_counter()) > 0:
+                time.sleep(wait)
             self.write(block)
+            due += every
 
-    def background_writer(self, blocks: list[bytes]) -> threading.Thread:
-        """A thread, not yet started, that writes the blocks; a command that dies early is
-        reported by the reading side, not by a traceback from this thread."""
+    def background_writer(self, blocks: list[bytes], every: float = 0.0) -> threading.Thread:
+        """A thread, not yet started, that writes the blocks (``write_many``); a command that dies
+        early is reported by the reading side, not by a traceback from this thread."""
 
         def write() -> None:
             try:
-                self.write_many(blocks)
+                self.write_many(blocks, every)
             except OSError:
                 pass
 
@@ -269,16 +274,18 @@ def throughput(
     }
 
 
-def flood_then_close(session: Session, requests: int) -> tuple[float, float, int]:
-    """``requests`` written as fast as the pipe takes them and one line back each, then stdin closed.
+def flood_then_close(session: Session, requests: int, rate: float = 0) -> tuple[float, float, int]:
+    """``requests`` written as fast as the pipe takes them (or ``rate`` a second, in blocks of 100 on a
+    fixed schedule) and one line back each, then stdin closed.
 
     Returns the seconds to the last line back, to the command's exit, and its exit code.
     """
+    size = 100 if rate else 1000
     blocks = [
-        b"".join(request(i) for i in range(s, min(s + 1000, requests + 1)))
-        for s in range(1, requests + 1, 1000)
+        b"".join(request(i) for i in range(s, min(s + size, requests + 1)))
+        for s in range(1, requests + 1, size)
     ]
-    writer = session.background_writer(blocks)
+    writer = session.background_writer(blocks, every=size / rate if rate else 0.0)
     start = time.perf_counter()
     writer.start()
     session.count_lines(requests)

@@ -33,7 +33,6 @@ import statistics
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from harness import Session, flood_then_close, request, rss_bytes  # noqa: E402
+from harness import Session, flood_then_close, rss_bytes  # noqa: E402
 
 SHAPES = ("plain", "log", "otlp")
 
@@ -110,36 +109,6 @@ class TreeSampler:
                 "peak_by_process_mib": by_process}  # fmt: skip
 
 
-def paced_then_close(session: Session, requests: int, rate: float) -> tuple[float, float, int]:
-    """``flood_then_close`` at ``rate`` requests a second (blocks of 100 on a fixed schedule)."""
-    blocks = [
-        b"".join(request(i) for i in range(s, min(s + 100, requests + 1)))
-        for s in range(1, requests + 1, 100)
-    ]
-
-    def write() -> None:
-        due = time.perf_counter()
-        try:
-            for block in blocks:
-                if (wait := due - time.perf_counter()) > 0:
-                    time.sleep(wait)
-                session.write(block)
-                due += 100 / rate
-        except OSError:
-            pass
-
-    writer = threading.Thread(target=write, daemon=True)
-    start = time.perf_counter()
-    writer.start()
-    session.count_lines(requests)
-    forward_s = time.perf_counter() - start
-    writer.join()
-    assert session.proc.stdin is not None
-    session.proc.stdin.close()
-    code = session.proc.wait(timeout=1800)
-    return forward_s, time.perf_counter() - start, code
-
-
 SKIPPED = (
     re.compile(rb"--log skipped ([\d,]+) records"),  # in the log itself
     re.compile(rb"([\d,]+) records not analysed"),  # on stderr, the OTLP sink's last word
@@ -166,10 +135,7 @@ def one_run(shape: str, requests: int, scratch: Path, collector_url: str, rate: 
     session = Session(command, env, scratch, timeout=1800)
     sampler = TreeSampler(session.proc.pid)
     try:
-        if rate:
-            forward_s, exit_s, code = paced_then_close(session, requests, rate)
-        else:
-            forward_s, exit_s, code = flood_then_close(session, requests)
+        forward_s, exit_s, code = flood_then_close(session, requests, rate)
     finally:
         memory = sampler.stop()
         if session.proc.poll() is None:
