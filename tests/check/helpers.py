@@ -54,10 +54,9 @@ class CheckResult:
         }
 
 
-def run_check(
-    home: Path, server: Sequence[str], *options: str, timeout: float = 120, fmt: str = "json"
-) -> CheckResult:
-    argv = [
+def check_command(home: Path, server: Sequence[str], *options: str, fmt: str = "json") -> list[str]:
+    """The real `mcpspy check` command line, with its own sessions directory."""
+    return [
         sys.executable,
         "-m",
         "mcpspy",
@@ -70,6 +69,12 @@ def run_check(
         "--",
         *server,
     ]
+
+
+def run_check(
+    home: Path, server: Sequence[str], *options: str, timeout: float = 120, fmt: str = "json"
+) -> CheckResult:
+    argv = check_command(home, server, *options, fmt=fmt)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     return CheckResult(done.returncode, done.stdout, done.stderr)
 

@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpspy.check.client import LineAssembler
-from tests.check.helpers import HERE, run_check
+from tests.check.helpers import HERE, check_command, run_check
 
 HOSTILE = [sys.executable, str(HERE / "servers" / "hostile_server.py")]
 MAX_TIME = 20.0
@@ -139,18 +139,7 @@ def _processes_naming(text: str) -> list[int]:
 
 
 def test_a_check_ended_by_sigterm_mid_flood_leaves_no_process_behind(tmp_path: Path) -> None:
-    argv = [
-        sys.executable,
-        "-m",
-        "mcpspy",
-        "check",
-        "--home",
-        str(tmp_path),
-        *BOUNDED,
-        "--",
-        *HOSTILE,
-        "flood",
-    ]
+    argv = check_command(tmp_path, [*HOSTILE, "flood"], *BOUNDED)
     check = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + SLACK
