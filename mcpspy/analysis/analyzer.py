@@ -13,7 +13,7 @@ for its kind and pipe. It keeps no rule of its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -29,7 +29,7 @@ from mcpspy.analysis.hooks import (
     HookKey,
 )
 from mcpspy.analysis.jsonrpc import Parsed
-from mcpspy.analysis.message_fields import NO_FIELDS, fields_of
+from mcpspy.analysis.message_fields import NO_FIELDS, fields_of, let_payload_go
 from mcpspy.analysis.model import (
     AnalysisEvent,
     ClientRules,
@@ -78,11 +78,15 @@ def _by_value(key: HookKey) -> tuple[str, ...]:
 Rows = dict[str, dict[str, tuple[tuple[Hook, ...], dict[str, tuple[Hook, ...]]]]]
 
 
-def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
-    """A line on its own, with no history: its message, and what its reading says (None for stderr)."""
+def read_line(record: LineRecord, make: Callable[..., Message] = Message) -> tuple[Message, Parsed | None]:
+    """A line on its own, with no history: its message, and what its reading says (None for stderr).
+
+    ``make``: what makes the message from its fields, by position (a viewer that listed a message
+    before reading its line reads it into that one: tui/listed.py).
+    """
     stream = record.stream
     if stream is ERR:
-        message = Message(
+        message = make(
             record.seq,
             record.t,
             stream,
@@ -99,7 +103,7 @@ def read_line(record: LineRecord) -> tuple[Message, Parsed | None]:
         return message, None
     parsed = classify_line(record.data, stream)
     params, meta = fields_of(parsed.kind, parsed.payload)
-    message = Message(
+    message = make(
         record.seq,
         record.t,
         stream,
@@ -296,6 +300,8 @@ class Analyzer:
             carried = self._framing.line(message, parsed)
             if carried is not None:
                 self._protocol(carried)
+            if self.retain:
+                let_payload_go(message)
         return self._out.events
 
     def _injected(self, details: dict[str, Any]) -> None:

@@ -6,8 +6,9 @@ calls it. Each ``step`` reads what has landed (a bounded slice) and returns a
 may not read from the analyzer while the worker mutates it (pending requests,
 recent exchanges). No Textual here.
 
-A backlog is listed before it is analysed: each line is read on its own
-(``read_line``: kind, id, method) and goes to the list at once, and the
+A backlog is listed before it is analysed: each line record goes to the list
+at once as a message whose line is read when it is first asked for (a row
+drawn: ``listed.py``) or analysed, and the
 analysis (pairing, the rules) follows a slice a step once the reader has
 reached the end of the file (the step that lists a backlog's last slice
 returns at once: the whole list goes up before the analysis begins). A
@@ -24,9 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcpspy.analysis.analyzer import Analyzer, read_line
+from mcpspy.analysis.analyzer import Analyzer
 from mcpspy.analysis.context_cost import ContextMeter
-from mcpspy.analysis.jsonrpc import Parsed
 from mcpspy.analysis.model import (
     AnalysisEvent,
     Era,
@@ -38,11 +38,13 @@ from mcpspy.analysis.model import (
 )
 from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import LifecycleRecord, Record
+from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
+from mcpspy.tui.listed import ListedMessage, read_for_analysis
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
+ERR = Stream.ERR
 PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
 TIMELINE_SHOWN = 200  # the newest exchanges
 
@@ -104,7 +106,7 @@ def session_now(live: bool, started_epoch: float | None, last_t: float, clock: C
     return last_t
 
 
-Listed = LifecycleRecord | tuple[Message, Parsed | None]  # what waits for the analysis
+Listed = LifecycleRecord | tuple[ListedMessage, LineRecord]  # what waits for the analysis
 
 
 class CaptureFeed:
@@ -166,16 +168,16 @@ class CaptureFeed:
 
     def _list(self, records: list[Record], batch: Batch) -> None:
         """Every line into the list at once, and into the queue for the analysis."""
-        queue = self._unanalysed
+        queue, messages, listed = self._unanalysed, batch.messages, ListedMessage.of
         for record in records:
             if isinstance(record, LifecycleRecord):
                 queue.append(record)
                 continue
-            message, parsed = read_line(record)
-            batch.messages.append(message)
-            if parsed is None:  # a stderr line
-                batch.stderr.append(message.raw.decode("utf-8", "replace"))
-            queue.append((message, parsed))
+            message = listed(record)
+            messages.append(message)
+            if record.stream is ERR:
+                batch.stderr.append(record.data.decode("utf-8", "replace"))
+            queue.append((message, record))
         if records:
             self.last_t = records[-1].t
 
@@ -191,7 +193,8 @@ class CaptureFeed:
             if isinstance(item, LifecycleRecord):
                 self._take(replay.feed(item), batch)
             else:
-                self._take(replay.feed_read(*item), batch)
+                message, record = item
+                self._take(replay.feed_read(message, read_for_analysis(message, record)), batch)
 
     def _conclude(self, batch: Batch) -> None:
         """All analysed: while live, the clock goes on; else the session ends (the replay policy's)."""

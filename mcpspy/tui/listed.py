@@ -1,0 +1,74 @@
+"""A message listed before its line is read: how a 100,000-message backlog goes up at once.
+
+Reading a line (``analysis.analyzer.read_line``: parse it; its kind, id, method,
+params) costs more than reading its capture record. The loader lists a
+backlog's line records as ``ListedMessage``: a Message whose seq, time,
+stream and bytes are set and whose other fields are not. The first time one
+of those is asked for (the UI thread drawing its row, filtering, searching,
+exporting), the line is read into the same object, which becomes a plain
+Message. The worker reads every line again into its message as it analyses
+it (``read_for_analysis``), so the analysis gets what the reading said and
+its findings and exchange land on the message the list shows; a line the UI
+read first (a drawn row) is parsed twice, every other once. One lock keeps
+two threads from reading into one message at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import partial
+from typing import Any
+
+from mcpspy.analysis.analyzer import read_line
+from mcpspy.analysis.jsonrpc import Parsed
+from mcpspy.analysis.model import Message
+from mcpspy.capture.records import LineRecord
+
+_READING = threading.Lock()  # one line read into its message at a time (a read is a few microseconds)
+FIELDS = frozenset(Message.__dataclass_fields__)
+
+
+def _into(message: Message, *fields: Any) -> Message:
+    """``read_line``'s maker: the fields into ``message`` (all of them: it is as if made anew)."""
+    Message.__init__(message, *fields)
+    return message
+
+
+class ListedMessage(Message):
+    """A message whose line is not read yet; read at the first ask for a field it does not have.
+
+    No slots of its own: it becomes a Message once read (``__class__`` is assigned, which needs
+    the same layout), since a class with ``__getattr__`` is slower at every attribute and the
+    analysis reads a message's fields many times.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, record: LineRecord) -> ListedMessage:
+        """What the list needs before the line is read (the seq above all: its indexes)."""
+        message = cls.__new__(cls)
+        message.seq, message.t, message.stream = record.seq, record.t, record.stream
+        message.raw, message.terminated = record.data, record.terminated
+        return message
+
+    def __getattr__(self, name: str) -> Any:
+        """Called only for a field not set yet: the line is unread."""
+        if name not in FIELDS:
+            raise AttributeError(name)
+        with _READING:
+            if type(self) is ListedMessage:  # not read by the other thread meanwhile
+                read_line(self._record(), partial(_into, self))
+                self.__class__ = Message  # type: ignore[assignment]  # read: a Message now
+        return getattr(self, name)
+
+    def _record(self) -> LineRecord:
+        return LineRecord(self.seq, self.t, self.stream, self.raw, self.terminated)
+
+
+def read_for_analysis(message: Message, record: LineRecord) -> Parsed | None:
+    """Read ``record`` (the message's own) into ``message`` for the analysis: what its reading said."""
+    with _READING:
+        parsed = read_line(record, partial(_into, message))[1]
+        message.__class__ = Message
+    return parsed
