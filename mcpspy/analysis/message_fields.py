@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.jsonrpc import integer_value
 from mcpspy.analysis.model import NOTHING_HELD, Held, Kind, Message
 from mcpspy.analysis.schema import REVISIONS
@@ -34,6 +36,79 @@ def fields_of(kind: Kind, payload: Any) -> tuple[dict[str, Any], dict[str, Any]]
     holder = payload.get("result") if kind is RESPONSE else params
     meta = holder.get("_meta", NO_FIELDS) if type(holder) is dict else NO_FIELDS
     return params, meta if type(meta) is dict else NO_FIELDS
+
+
+# A Message's slots, as the descriptors LeanMessage reads and writes under the names its properties take.
+_PAYLOAD: Any = Message.__dict__["payload"]
+_PARAMS: Any = Message.__dict__["params"]
+_META: Any = Message.__dict__["meta"]
+CONTAINERS = (dict, list)
+
+
+class LeanMessage(Message):
+    """A message whose analysis is done, its parsed payload let go: read again from its line when asked.
+
+    What a retained analysis keeps of a message must not be the payload's dicts and lists: the
+    cyclic garbage collector walks every one of them at each full collection, and with 100,000
+    messages kept that took more than half of ``Analyzer.feed``'s time (BENCHMARKS.md). Only a
+    message whose payload is its line's JSON as it parses (no glued text, not a pretty-printed
+    group's first line) becomes one (``let_payload_go``), so reading the line again gives the same
+    value. The rules read a Message's slots while they judge it; the views, later, these properties.
+
+    Each of the three slots holds its value, or None until a view asks for it again (a payload
+    that parsed to a container, a params or _meta object, is never None): whichever thread reads
+    or lets go, a slot is None or right.
+    """
+
+    __slots__ = ()
+
+    @property
+    def payload(self) -> Any:
+        payload = _PAYLOAD.__get__(self)
+        if payload is None:
+            payload = orjson.loads(self.raw)
+            _PAYLOAD.__set__(self, payload)
+        return payload
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        _PAYLOAD.__set__(self, value)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] | None = _PARAMS.__get__(self)
+        if params is None:
+            params = fields_of(self.kind, self.payload)[0]
+            _PARAMS.__set__(self, params)
+        return params
+
+    @params.setter
+    def params(self, value: dict[str, Any]) -> None:
+        _PARAMS.__set__(self, value)
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] | None = _META.__get__(self)
+        if meta is None:
+            meta = fields_of(self.kind, self.payload)[1]
+            _META.__set__(self, meta)
+        return meta
+
+    @meta.setter
+    def meta(self, value: dict[str, Any]) -> None:
+        _META.__set__(self, value)
+
+
+def let_payload_go(message: Message) -> None:
+    """After its analysis: a message whose payload its line gives again keeps only the line (LeanMessage).
+
+    Hot (every line a retained analysis keeps): the slots written through their descriptors.
+    """
+    if type(message.payload) in CONTAINERS and message.glued_prefix is None:
+        message.__class__ = LeanMessage  # first: a reader in another thread reads the line from now on
+        _PAYLOAD.__set__(message, None)
+        _PARAMS.__set__(message, None)
+        _META.__set__(message, None)
 
 
 def declared_version(request: Message) -> str | None:
