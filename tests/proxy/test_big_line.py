@@ -86,17 +86,23 @@ PIPE_SIZES = (
 )
 
 
-def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "options", [[], ["--inject", "stdout.crlf@resources/read"]], ids=["plain", "injecting"]
+)
+def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(
+    tmp_path: Path, options: list[str]
+) -> None:
     """The server's stdin pipe stays as it was for small lines, many at once too; a big line widens it.
 
     A line of 1 MiB leaves it too: ``mcpspy check`` tells a server stuck inside one by its own
-    write blocking (tests/check/test_faults.py).
+    write blocking (tests/check/test_faults.py). With ``--inject`` (a SPEC that waits for a reply
+    never asked for) the injecting pumps read a big line in bulk just the same.
     """
     small = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
     big = b'{"data":"' + b"y" * (BULK_AFTER + (4 << 20)) + b'"}\n'
     capture = tmp_path / "capture.jsonl"
     proc = subprocess.Popen(
-        [*MCPSPY, "--capture", str(capture), "--", *python_server(PIPE_SIZES)],
+        [*MCPSPY, "--capture", str(capture), *options, "--", *python_server(PIPE_SIZES)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
