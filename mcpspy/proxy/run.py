@@ -86,18 +86,24 @@ EXIT_REFUSED = 2  # the capture's place is unsafe: refused before the server sta
 STDERR_CLOSE_WAIT = 1.0  # at exit, how long a line of ours may wait for a stderr nobody reads
 
 
-def run(config: ProxyConfig) -> int:
-    """Run the proxy until the server has exited; return the server's exit status."""
+def run(config: ProxyConfig, watchdog: Watchdog | None = None) -> int:
+    """Run the proxy until the server has exited; return the server's exit status.
+
+    ``watchdog``: one forked before this module was imported (``reaper.early_watchdog``), else one
+    is forked here.
+    """
     ensure_std_fds()
     stderr = SharedStderr(config.verbose)
     try:
         session = Session(config, stderr)
     except CaptureRefused as exc:
+        if watchdog is not None:
+            watchdog.release()
         stderr.warn(f"mcpspy: {exc}")
         stderr.close()
         return EXIT_REFUSED
     become_subreaper()
-    watchdog = Watchdog()
+    watchdog = watchdog if watchdog is not None else Watchdog()
     swept = False
     status: int | None = None
     try:
