@@ -16,11 +16,12 @@ shapes, interleaved round by round (the machine is noisy):
 Printed, never asserted (one JSON object): ``forward_s`` (first request written
 to the last echo read), ``exit_s`` (to the proxy's exit once stdin closed), and
 the resident memory of mcpspy and every process it started (the server, the
-sink's child), sampled together every 20 ms: the peak of their sum, and each
-one's own peak; ``records_skipped``, the records mcpspy said its sink skipped
-(0: the sink analysed every one). A flood outruns the sink's
-process, which then skips records (counted, said); ``--rate`` paces the client
-so that it need not.
+sink's child, the watchdog), sampled together every 20 ms: the peak of their
+RSS sum, and each one's own peak; the peak of their PSS sum (a page two of
+them share, the watchdog's forked heap or the interpreter's code, counted
+once); ``records_skipped``, the records mcpspy said its sink skipped (0: the
+sink analysed every one). A flood outruns the sink's process, which then
+skips records (counted, said); ``--rate`` paces the client so that it need not.
 """
 
 from __future__ import annotations
@@ -74,13 +75,30 @@ def command_name(pid: int) -> str:
     return text[:80]
 
 
+def pss_bytes(pid: int) -> int:
+    """Proportional set size: the process's own pages, and its share of pages it shares (0 once gone).
+
+    RSS counts a page shared with another process (a fork's untouched heap, the
+    interpreter's code) in each; PSS splits it, so the tree's PSS is what it takes.
+    """
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            for line in rollup:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 class TreeSampler:
-    """Every ``interval`` s: the RSS of each process of the tree, and their sum."""
+    """Every ``interval`` s: the RSS (and PSS) of each process of the tree, and their sums."""
 
     def __init__(self, root: int, interval: float = 0.02) -> None:
         self.root = root
         self.interval = interval
         self.peak_total = 0
+        self.peak_total_pss = 0
         self.peaks: dict[int, tuple[str, int]] = {}
         self.samples = 0
         self._stop = threading.Event()
@@ -89,14 +107,16 @@ class TreeSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            total = 0
+            total = total_pss = 0
             for pid in process_tree(self.root):
                 rss = rss_bytes(pid)
                 total += rss
+                total_pss += pss_bytes(pid)
                 if rss > self.peaks.get(pid, ("", 0))[1]:  # named again: a fork's name changes at its exec
                     self.peaks[pid] = (command_name(pid), rss)
             self.samples += 1
             self.peak_total = max(self.peak_total, total)
+            self.peak_total_pss = max(self.peak_total_pss, total_pss)
 
     def stop(self) -> dict[str, Any]:
         self._stop.set()
@@ -105,7 +125,8 @@ class TreeSampler:
             ("mcpspy" if pid == self.root else f"{pid} {name}"): round(peak / 2**20, 1)
             for pid, (name, peak) in self.peaks.items()
         }
-        return {"peak_total_mib": round(self.peak_total / 2**20, 1), "samples": self.samples,
+        return {"peak_total_mib": round(self.peak_total / 2**20, 1),
+                "peak_total_pss_mib": round(self.peak_total_pss / 2**20, 1), "samples": self.samples,
                 "peak_by_process_mib": by_process}  # fmt: skip
 
 
@@ -183,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             "forward_s": statistics.median(r["forward_s"] for r in taken),
             "exit_s": statistics.median(r["exit_s"] for r in taken),
             "peak_total_mib": max(r["peak_total_mib"] for r in taken),
+            "peak_total_pss_mib": max(r["peak_total_pss_mib"] for r in taken),
         }
         for shape, taken in runs.items()
     }

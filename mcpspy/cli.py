@@ -368,7 +368,6 @@ def run_proxy_cli(argv: list[str]) -> int:
     choose_from(args)
     from mcpspy.capture.redact import RedactionPolicy
     from mcpspy.capture.retention import policy_from
-    from mcpspy.proxy.run import ProxyConfig, run
 
     try:
         retention = policy_from(args.retain)
@@ -387,6 +386,11 @@ def run_proxy_cli(argv: list[str]) -> int:
             return fail("mcpspy", str(exc))
     if (status := early_signals.pending_exit()) is not None:
         return status  # told to stop before the server was started
+    from mcpspy.proxy.reaper import early_watchdog
+
+    watchdog = early_watchdog()  # before the proxy's imports: it holds what mcpspy holds now
+    from mcpspy.proxy.run import ProxyConfig, run
+
     return run(
         ProxyConfig(
             command=tuple(command),
@@ -403,5 +407,6 @@ def run_proxy_cli(argv: list[str]) -> int:
             retention=retention,
             inject=inject,
             seed=args.seed or 0,
-        )
+        ),
+        watchdog,
     )

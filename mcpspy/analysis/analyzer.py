@@ -29,7 +29,7 @@ from mcpspy.analysis.hooks import (
     HookKey,
 )
 from mcpspy.analysis.jsonrpc import Parsed
-from mcpspy.analysis.message_fields import NO_FIELDS, fields_of
+from mcpspy.analysis.message_fields import NO_FIELDS, fields_of, let_payload_go
 from mcpspy.analysis.model import (
     AnalysisEvent,
     ClientRules,
@@ -300,6 +300,8 @@ class Analyzer:
             carried = self._framing.line(message, parsed)
             if carried is not None:
                 self._protocol(carried)
+            if self.retain:
+                let_payload_go(message)
         return self._out.events
 
     def _injected(self, details: dict[str, Any]) -> None:

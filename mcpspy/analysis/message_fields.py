@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import orjson
+
 from mcpspy.analysis.jsonrpc import integer_value
 from mcpspy.analysis.model import NOTHING_HELD, Held, Kind, Message
 from mcpspy.analysis.schema import REVISIONS
@@ -34,6 +36,73 @@ def fields_of(kind: Kind, payload: Any) -> tuple[dict[str, Any], dict[str, Any]]
     holder = payload.get("result") if kind is RESPONSE else params
     meta = holder.get("_meta", NO_FIELDS) if type(holder) is dict else NO_FIELDS
     return params, meta if type(meta) is dict else NO_FIELDS
+
+
+CONTAINERS = (dict, list)
+
+
+class LeanMessage(Message):
+    """A message whose analysis is done, its parsed payload let go: read again from its line when asked.
+
+    What a retained analysis keeps of a message must not be the payload's dicts and lists: the
+    cyclic garbage collector walks every one of them at each full collection, and with 100,000
+    messages kept that took more than half of ``Analyzer.feed``'s time (BENCHMARKS.md). Only a
+    message whose payload is its line's JSON as it parses (no glued text, not a pretty-printed
+    group's first line) becomes one (``let_payload_go``), so reading the line again gives the same
+    value. The rules read a Message's slots while they judge it; the views, later, these properties.
+
+    Each of the three slots holds its value, or None until a view asks for it again (a payload
+    that parsed to a container, a params or _meta object, is never None): whichever thread reads
+    or lets go, a slot is None or right.
+    """
+
+    __slots__ = ()
+    # The three slots under names of their own (the fields' names are the properties below): a slot's
+    # descriptor read and written as an attribute, as fast as a field (its __set__ called: 3x slower).
+    _payload: Any = Message.__dict__["payload"]
+    _params: Any = Message.__dict__["params"]
+    _meta: Any = Message.__dict__["meta"]
+
+    @property
+    def payload(self) -> Any:
+        payload = self._payload
+        if payload is None:
+            payload = self._payload = orjson.loads(self.raw)
+        return payload
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        self._payload = value
+
+    @property
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] | None = self._params
+        if params is None:
+            params = self._params = fields_of(self.kind, self.payload)[0]
+        return params
+
+    @params.setter
+    def params(self, value: dict[str, Any]) -> None:
+        self._params = value
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] | None = self._meta
+        if meta is None:
+            meta = self._meta = fields_of(self.kind, self.payload)[1]
+        return meta
+
+    @meta.setter
+    def meta(self, value: dict[str, Any]) -> None:
+        self._meta = value
+
+
+def let_payload_go(message: Message) -> None:
+    """After its analysis: a message whose payload its line gives again keeps only the line (LeanMessage)."""
+    if type(message.payload) in CONTAINERS and message.glued_prefix is None:
+        message.__class__ = LeanMessage  # first: a reader in another thread reads the line from now on
+        lean: Any = message
+        lean._payload = lean._params = lean._meta = None
 
 
 def declared_version(request: Message) -> str | None:

@@ -66,7 +66,7 @@ def size_of(item: Recorded | Record) -> int:
     if isinstance(item, LineBatch):
         return sum(map(len, item.lines)) + (len(item.lines) if item.terminated else 0)
     if isinstance(item, LinePart):
-        return len(item.data)
+        return item.size
     return item.size if isinstance(item, LineRecord) else 0
 
 
@@ -142,12 +142,14 @@ class Admission:
                 self.gap.parts += lost.parts
                 self.gap.bytes += lost.bytes
                 lost = None
-            size = len(item.data)
+            size = item.size
             if lost is not None:  # the rest of a line that lost a part: told when the line ends
                 lost.parts += 1
                 lost.bytes += size
-            elif self._room(size):
-                self._queue(item, size)
+                return
+            held = size if item.encoded is None else len(item.encoded)  # what it holds in memory
+            if self._room(held):
+                self._queue(item, held)
             else:
                 self._drop(item, size)
             return

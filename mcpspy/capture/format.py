@@ -19,8 +19,10 @@ arrives, in parts of about 1 MiB, then its end::
     {"part":2,"t":0.2,"stream":"s2c","b64":"..."}                       text or b64, per part
     {"seq":9,"t":0.9,"stream":"s2c","text":"...}","parts":2}            the end: seq, and how many parts
 
-A part has no ``seq``: a line is numbered when it ends, as every line is, so
-records of other streams may come between its parts. A reader keeps the
+A part is text when it is UTF-8 and its JSON string is no longer than its
+base64 (escapes make a control character 6 bytes), else base64. A part has
+no ``seq``: a line is numbered when it ends, as every line is, so records of
+other streams may come between its parts. A reader keeps the
 parts of each stream and joins them to the line record of that stream whose
 ``parts`` counts them (``capture.pieces`` keeps at most a head and a tail of
 a line that long). Parts with no end (a ``capture-gap`` dropped it, or the
@@ -174,12 +176,31 @@ def _put_data(obj: dict[str, Any], data: bytes, marker: str | None) -> None:
         obj["b64"] = base64.b64encode(data).decode("ascii")
 
 
+#: A part's record, % (index, time, stream, the text as a JSON string / base64 / the marker's).
+_PART_TEXT = b'{"part":%d,"t":%b,"stream":"%b","text":%b}\n'
+_PART_B64 = b'{"part":%d,"t":%b,"stream":"%b","b64":"%b"}\n'
+_PART_REDACTED = b'{"part":%d,"t":%b,"stream":"%b","text":%b,"redacted":true}\n'
+
+
 def encode_part(part: LinePart, streamed: StreamedRedaction | None = None) -> bytes:
-    """A part of a streamed line (see the module's docstring)."""
-    obj: dict[str, Any] = {"part": part.index, "t": to_microsecond(part.t), "stream": part.stream.value}
-    marker = None if streamed is None else streamed.part(part.stream, part.index, part.data)
-    _put_data(obj, part.data, marker)
-    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)  # no copy of a MiB to add a newline
+    """A part of a streamed line (see the module's docstring).
+
+    Formatted into its record, a copy of the MiB: what orjson returns for a long string holds 16
+    times its length in memory (its reserve, never given back), and the proxy queues encoded parts.
+    """
+    data, stream = part.data, part.stream.value.encode()
+    marker = None if streamed is None else streamed.part(part.stream, part.index, data)
+    if marker is not None:
+        return _PART_REDACTED % (part.index, _time(part.t), stream, orjson.dumps(marker))
+    try:
+        text = orjson.dumps(data.decode())
+    except UnicodeDecodeError:
+        text = None
+    if text is None or len(text) > (len(data) + 2) // 3 * 4 + 2:
+        # Not UTF-8, or escaped to more than base64 takes (a control character is 6 bytes as
+        # JSON): a part is never more than 4/3 of its bytes, held in the proxy's buffer.
+        return _PART_B64 % (part.index, _time(part.t), stream, base64.b64encode(data))
+    return _PART_TEXT % (part.index, _time(part.t), stream, text)
 
 
 def _encode_streamed_end(batch: LineBatch, line: LongLine, streamed: StreamedRedaction | None) -> bytes:
@@ -283,7 +304,7 @@ def encode_recorded(
         if isinstance(item, LineBatch):
             yield from encode_batch(item, redactor, streamed)
         elif isinstance(item, LinePart):
-            yield encode_part(item, streamed)
+            yield item.encoded if item.encoded is not None else encode_part(item, streamed)
         else:
             yield encode_lifecycle(item)
 

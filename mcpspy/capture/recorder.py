@@ -103,6 +103,11 @@ class Recorder:
         self._due.append(LifecycleRecord(self._seq, t, event, details))
 
     @property
+    def lines_open(self) -> bool:
+        """Whether some stream is inside a line: bytes held, or parts of it out before its end."""
+        return bool(self.held) or any(splitter.parts_taken for splitter in self._splitters.values())
+
+    @property
     def due_count(self) -> int:
         """Records released and not taken yet."""
         return len(self._due)

@@ -97,7 +97,17 @@ class LinePart:
     stream: Stream
     t: float
     index: int  # 1, 2, ... within its line
-    data: bytes
+    data: bytes  # b"" once encoded (``encoded``), which then stands for it
+    # Its capture record, encoded by the pump that handed it in (proxy/recording.py) so that the
+    # writer thread only writes it, and the data's size, the data being let go then; None and 0 until
+    # then. Not part of what the part is.
+    encoded: bytes | None = field(default=None, compare=False, repr=False)
+    encoded_size: int = field(default=0, compare=False, repr=False)
+
+    @property
+    def size(self) -> int:
+        """Its bytes on the wire."""
+        return len(self.data) if self.encoded is None else self.encoded_size
 
 
 @dataclass(slots=True)  # not frozen: made once a chunk recorded, where frozen costs 25% more (callgrind)

@@ -20,10 +20,18 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mcpspy.capture.format import encode_header, encode_line, encode_lines, encode_recorded
+from mcpspy.capture.format import (
+    encode_batch,
+    encode_header,
+    encode_line,
+    encode_lines,
+    encode_part,
+    encode_recorded,
+)
 from mcpspy.capture.private import create_in, open_named_capture, private_dir_fd
-from mcpspy.capture.records import Header, LineBatch, Recorded, Stream
+from mcpspy.capture.records import Header, LineBatch, LinePart, Recorded, Stream
 from mcpspy.capture.redact import DEFAULT_POLICY, RedactionPolicy, Redactor, StreamedRedaction
+from mcpspy.wire.splitter import LongLine
 
 WRITE_AT = 1 << 20  # encoded bytes gathered before a write
 MAX_PARTS = 512  # pieces per writev, under every system's IOV_MAX
@@ -109,20 +117,34 @@ class CaptureWriter:
         if parts:
             self._out(parts)
 
-    def encode_ahead(self, recorded: Sequence[Recorded]) -> int:
-        """Encode the batches of short lines now, on the caller's thread; the writer then only writes.
+    def encode_ahead(self, recorded: list[Recorded]) -> int:
+        """Encode short lines and streamed lines' parts now, on the caller's thread; the writer then
+        only writes. Parts are replaced in ``recorded`` by parts that carry their encoding.
 
-        The proxy's pumps call it after their forward: a writer thread that encodes holds the GIL
-        while a later round trip waits for it (BENCHMARKS.md, the capture writer's p99). Returns
-        the bytes encoded, which the buffer holds besides the lines (``capture.admission``).
+        The proxy's pumps call it after their forward, in record order: a writer thread that encodes
+        holds the GIL while a later round trip waits for it (BENCHMARKS.md, the capture writer's
+        p99), and a writer that encoded a 64 MiB line's parts fell behind the pumps by more than the
+        buffer holds. A streamed line's end is encoded here too, after its parts: its redaction
+        (``StreamedRedaction``) goes part by part, in order. Returns the bytes the encodings add to
+        what the lines held (``capture.admission`` counts them): a part's own data is let go.
         """
         if self._fd < 0 and self.tee is None:
             return 0
-        redactor, encoded = self._redactor, 0
-        for item in recorded:
-            if type(item) is LineBatch and type(item.lines[0]) is bytes:
-                item.encoded = data = encode_lines(item, redactor)
+        redactor, streamed, encoded = self._redactor, self._streamed, 0
+        for i, item in enumerate(recorded):
+            if type(item) is LineBatch:
+                first = item.lines[0]
+                if type(first) is bytes:
+                    item.encoded = data = encode_lines(item, redactor)
+                elif type(first) is LongLine and first.parts:
+                    item.encoded = data = b"".join(encode_batch(item, redactor, streamed))
+                else:  # a line of 1-16 MiB held in pieces: the writer encodes it piece by piece, uncopied
+                    continue
                 encoded += len(data)
+            elif type(item) is LinePart:  # the part's data is let go: its encoding stands for it
+                data = encode_part(item, streamed)
+                recorded[i] = LinePart(item.stream, item.t, item.index, b"", data, len(item.data))
+                encoded += len(data) - len(item.data)
         return encoded
 
     def close(self) -> None:

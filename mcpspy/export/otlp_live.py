@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from mcpspy.analysis.analyzer import PENDING_BOUND
 from mcpspy.analysis.model import (
     AnalysisEvent,
     Exchange,
@@ -56,13 +57,19 @@ if TYPE_CHECKING:
     from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer
 
-MAX_QUEUED_RECORDS = 20_000  # records waiting for the analysis thread, past which batches are dropped
+# Records waiting for the analysis thread, past which batches are dropped (20,000 held ~8 MiB more
+# under a flood, and the analysis took in no more of it).
+MAX_QUEUED_RECORDS = 5_000
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 # The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it
 # is awaited, for at most this many (the analysis sets aside requests past 10,000 pending a way; the rest
 # is room for requests no reply can pair, a duplicate or invalid id, which are never completed).
 REQUESTS_RECALLED = 50_000
+# Findings about awaited requests wait here for their span, for at most as many requests as one
+# direction's analysis can still pair (pending, and set aside at a gap: PENDING_BOUND each); past it
+# the oldest go on the session span (a request the analysis forgot gets no span of its own).
+FINDINGS_AWAITED = 2 * PENDING_BOUND
 GISTS_SHARED = 4_096  # distinct gists kept to be shared (a traceparent makes every gist its own)
 MULTILINE = (RuleId.STDIN_MULTILINE_JSON, RuleId.STDOUT_MULTILINE_JSON)
 EMITTED_KEPT = 16_384  # the last spans made, by request seq: a late reply (to a cancel) makes no second
@@ -279,9 +286,15 @@ class OtlpSink:
                 and exchange.request_seq not in self._emitted
                 and (exchange.state is ExchangeState.PENDING or id(exchange) in updated)
             )
-        if awaited:
-            self._by_seq.setdefault(finding.seq, []).append(finding)
+        if not awaited:
+            self._session_finding(finding)
             return
+        if finding.seq not in self._by_seq and len(self._by_seq) >= FINDINGS_AWAITED:
+            for forgotten in self._by_seq.pop(next(iter(self._by_seq))):
+                self._session_finding(forgotten)
+        self._by_seq.setdefault(finding.seq, []).append(finding)
+
+    def _session_finding(self, finding: Finding) -> None:
         if self.tracer is None:
             self._held_findings.append(finding)
         else:

@@ -7,8 +7,9 @@ touches memory, under one lock:
 
 1. the ``Recorder`` takes it and releases what is now due: records in ticket
    order, held back only while an earlier ticket is out;
-2. the short lines released are encoded to capture bytes there and then
-   (CPU only, after the pump's forward, while its peer works);
+2. what is released is encoded to capture bytes there and then, short lines
+   and the parts of streamed lines alike (CPU only, after the pump's forward,
+   while its peer works; a part's data is let go once encoded);
 3. the buffer (``capture.admission``, bounded by bytes) lets the released
    records in, or drops and counts them when the writer is that far behind;
 4. the writer thread is woken if it sleeps.
@@ -74,7 +75,7 @@ def _slice_end(records: list[Recorded]) -> tuple[int, int]:
     parts_size = 0
     for i, item in enumerate(records[:WRITE_SLICE]):
         if type(item) is LinePart:
-            parts_size += len(item.data) + RECORD_COST
+            parts_size += len(item.data if item.encoded is None else item.encoded) + RECORD_COST
             if parts_size >= WRITE_SLICE_PARTS:
                 return i + 1, parts_size
     return min(len(records), WRITE_SLICE), parts_size
@@ -260,7 +261,9 @@ class Recording:
             if self._buffer.gap_due():
                 self._tell_gap(time.monotonic() - self._t0)
                 self._admit()
-            lines_done = self._parts_written and not self._buffer.queue and not self._recorder.held
+            # Not inside a streamed line (whose parts may hold nothing back between two reads): a
+            # writer that keeps up would hand its memory back a part, and the pumps fault it in again.
+            lines_done = self._parts_written and not self._buffer.queue and not self._recorder.lines_open
         if lines_done:  # streamed lines are written, none is open and nothing waits: memory goes back
             self._parts_written = False
             release_freed()

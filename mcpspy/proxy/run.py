@@ -86,18 +86,24 @@ EXIT_REFUSED = 2  # the capture's place is unsafe: refused before the server sta
 STDERR_CLOSE_WAIT = 1.0  # at exit, how long a line of ours may wait for a stderr nobody reads
 
 
-def run(config: ProxyConfig) -> int:
-    """Run the proxy until the server has exited; return the server's exit status."""
+def run(config: ProxyConfig, watchdog: Watchdog | None = None) -> int:
+    """Run the proxy until the server has exited; return the server's exit status.
+
+    ``watchdog``: one forked before this module was imported (``reaper.early_watchdog``), else one
+    is forked here.
+    """
     ensure_std_fds()
     stderr = SharedStderr(config.verbose)
     try:
         session = Session(config, stderr)
     except CaptureRefused as exc:
+        if watchdog is not None:
+            watchdog.release()
         stderr.warn(f"mcpspy: {exc}")
         stderr.close()
         return EXIT_REFUSED
     become_subreaper()
-    watchdog = Watchdog()
+    watchdog = watchdog if watchdog is not None else Watchdog()
     swept = False
     status: int | None = None
     try:
@@ -188,9 +194,11 @@ class Proxy:
             if self.config.inject:  # chosen once: without --inject the pumps are the plain ones
                 faults = self._faults(proc)
                 injector = faults.injector
-                client = InjectingPump(Stream.C2S, 0, writer_to(stdin_w), faults, closes=stdin_w)
+                client = InjectingPump(
+                    Stream.C2S, 0, writer_to(stdin_w), faults, closes=stdin_w, sink=stdin_w
+                )
                 server_out = InjectingPump(
-                    Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone
+                    Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone, sink=1
                 )
             else:
                 client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w, sink=stdin_w)

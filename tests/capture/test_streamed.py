@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpspy.analysis.rules.framing import MAX_LINE_BYTES
-from mcpspy.capture.format import decode_entry
+from mcpspy.capture.format import decode_entry, encode_part
 from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.reader import CaptureReader, read_capture
 from mcpspy.capture.recorder import Recorder
-from mcpspy.capture.records import Header, LineRecord, Stream
+from mcpspy.capture.records import Header, LinePart, LineRecord, Stream
 from mcpspy.capture.redact import RedactionPolicy
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.wire.splitter import LineSplitter
@@ -74,26 +74,41 @@ def test_splitter_holds_at_most_part_at_and_the_parts_rebuild_every_line(
         assert b"\n".join(out[stream]) == expected.removesuffix(b"\n") or expected == b"\n" * len(out[stream])
 
 
-def record_through(path: Path, handed: list[tuple[Stream, bytes]], part_at: int, part_size: int) -> None:
+def write_due(writer: CaptureWriter, recorder: Recorder, ahead: bool) -> None:
+    """What the recorder released, written; ``ahead``: encoded first, as the proxy's pumps do."""
+    due = recorder.take_due()
+    if ahead:
+        writer.encode_ahead(due)
+    writer.write_recorded(due)
+
+
+def record_through(
+    path: Path, handed: list[tuple[Stream, bytes]], part_at: int, part_size: int, ahead: bool = True
+) -> None:
     """Chunks through the recorder and the capture writer, as the proxy records them."""
     recorder = Recorder(part_at, part_size)
     writer = CaptureWriter(path, on_failure=lambda message: None, redaction=RedactionPolicy(enabled=False))
     writer.open(HEADER, private_dir=False)
     for ticket, (stream, data) in enumerate(handed):
         recorder.hand_in(ticket, stream, 0.5, data)
-        writer.write_recorded(recorder.take_due())
+        write_due(writer, recorder, ahead)
     recorder.finish(1.0)
-    writer.write_recorded(recorder.take_due())
+    write_due(writer, recorder, ahead)
     writer.close()
 
 
 @settings(max_examples=200)
-@given(chunks, st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=20))
+@given(chunks, st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=20), st.booleans())
 def test_any_chunks_streamed_in_parts_read_back_to_their_bytes(
-    tmp_path_factory: pytest.TempPathFactory, handed: list[tuple[Stream, bytes]], part_at: int, part_size: int
+    tmp_path_factory: pytest.TempPathFactory,
+    handed: list[tuple[Stream, bytes]],
+    part_at: int,
+    part_size: int,
+    ahead: bool,
 ) -> None:
+    """Encoded ahead by the pumps or by the writer as it writes, the same bytes come back."""
     path = tmp_path_factory.mktemp("c") / "c.jsonl"
-    record_through(path, handed, part_at, part_size)
+    record_through(path, handed, part_at, part_size, ahead)
     with CaptureReader(path, keep=1 << 20) as reader:
         records = reader.poll()
         assert reader.problems == [] and reader.ending() == []
@@ -118,7 +133,10 @@ def test_a_streamed_line_is_stored_in_parts_that_give_its_exact_bytes(tmp_path: 
     assert stored == line
 
 
-def test_a_streamed_line_that_may_name_a_credential_is_hidden_from_there_on(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ahead", [True, False], ids=["encoded-ahead", "encoded-by-the-writer"])
+def test_a_streamed_line_that_may_name_a_credential_is_hidden_from_there_on(
+    tmp_path: Path, ahead: bool
+) -> None:
     path = tmp_path / "c.jsonl"
     line = b'{"jsonrpc":"2.0","id":1,"result":{"pad":"' + b"a" * 60 + b'","tok' + b'en":"SECRET-VALUE-1234"}}'
     recorder = Recorder(32, 16)
@@ -127,7 +145,7 @@ def test_a_streamed_line_that_may_name_a_credential_is_hidden_from_there_on(tmp_
     wire = line + b"\n"
     for ticket, at in enumerate(range(0, len(wire), 7)):  # arriving in chunks: held, then streamed
         recorder.hand_in(ticket, Stream.S2C, 0.1, wire[at : at + 7])
-        writer.write_recorded(recorder.take_due())
+        write_due(writer, recorder, ahead)
     writer.close()
     data = path.read_bytes()
     assert b"SECRET" not in data and b"<redacted:piece:" in data
@@ -151,3 +169,16 @@ def test_parts_whose_end_was_dropped_are_let_go_and_a_capture_ending_among_them_
     assert isinstance(first, LineRecord) and first.data == b"next"
     assert torn.seq == 2 and torn.details == {"bytes": 32}  # type: ignore[union-attr]
     assert "truncated" in capture.problems[-1]
+
+
+@given(st.binary(max_size=3000), st.floats(min_value=0, max_value=1e6))
+def test_a_part_is_stored_as_its_exact_bytes_in_at_most_four_thirds_of_them(data: bytes, t: float) -> None:
+    """Text when it is UTF-8 and no longer so, else base64: what the proxy's buffer holds for a part
+    is bounded by its bytes, escapes or not (a control character is 6 bytes as JSON text)."""
+    encoded = encode_part(LinePart(Stream.S2C, t, 7, data))
+    entry = decode_entry(encoded.removesuffix(b"\n"))
+    assert isinstance(entry, LinePart) and entry.data == data and entry.index == 7
+    record = orjson.loads(encoded)
+    assert len(record.get("text", record.get("b64", ""))) <= (len(data) + 2) // 3 * 4
+    if data.isascii() and all(32 <= b != 34 and b != 92 for b in data):
+        assert record["text"] == data.decode()  # plain text stays readable

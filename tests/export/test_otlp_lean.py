@@ -19,12 +19,14 @@ from typing import Any
 
 import pytest
 
-from mcpspy.analysis import reporter
+from mcpspy.analysis import analyzer, reporter
 from mcpspy.analysis.rules.framing import MULTILINE_MAX_LINES
 from mcpspy.capture.reader import read_capture
+from mcpspy.export import otlp_live
 from mcpspy.export.otlp_live import OtlpSink
 from tests.analysis.digest import FIXTURES
 from tests.export.collector import running_collector
+from tests.export.synthetic import CaptureBuilder
 
 CAPTURES = sorted(FIXTURES.glob("*.jsonl"))
 
@@ -58,3 +60,31 @@ def test_lean_spans_are_the_full_analysis_spans(path: Path, monkeypatch: pytest.
 
 def test_a_pretty_printed_message_ends_while_its_first_line_is_kept() -> None:
     assert reporter.RECENT_MESSAGES > MULTILINE_MAX_LINES
+
+
+def test_findings_of_requests_the_analysis_forgot_go_on_the_session_span(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests never answered, with records lost between them (a sink that fell behind): the analysis
+    forgets them past its bounds, and their findings (each lacks _meta) must not wait for a span for
+    ever. Shrunk bounds: 5 pending a direction, 10 findings waiting; 60 requests in runs of 6."""
+    monkeypatch.setattr(analyzer, "PENDING_BOUND", 5)
+    monkeypatch.setattr(otlp_live, "FINDINGS_AWAITED", 10)
+    builder = CaptureBuilder("forgotten", name="forgetful")
+    builder.event("server-started", pid=4243)
+    for id_ in range(1, 61):
+        builder.line("c2s", {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": {"name": "t"}})
+    records = read_capture(builder.write(tmp_path / "forgotten.jsonl"))
+    warnings: list[str] = []
+    with running_collector() as collector:
+        sink = OtlpSink(records.header, collector.url, warnings.append)
+        for start in range(0, 60, 6):
+            sink(records.records[1 + start : 1 + start + 6])
+            sink.skipped(1)  # records lost here: what is pending becomes unknown, set aside
+        figures = sink.close()
+        spans = collector.received.span_dicts()
+    assert len(sink._by_seq) <= 10  # what still waits for a span that may come (a reply after a gap)
+    session = next(span for span in spans if span["name"] == "mcpspy session")
+    missing = [attrs for name, attrs in session["events"] if attrs.get("mcpspy.rule.id") == "meta.missing"]
+    assert len(missing) >= 60 - 10 - 2 * 5  # forgotten: all but those still waiting, or pending
+    assert figures["records_dropped"] == 10
