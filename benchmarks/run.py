@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -154,6 +154,9 @@ def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: 
                 del figure["capture_gap"]
             figure["mib_per_s"] = figure["bytes"] / 2**20 / figure["seconds"]
             figure["rounds"] = len(taken)
+            figure["rounds_s"] = [
+                round(f["seconds"], 4) for f in taken
+            ]  # in order: round i of each shim ran together
         figures[big_name(name)] = figure
     return figures
 
@@ -232,6 +235,15 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
 
+def by_round(big: dict[str, Figure], name: str, other: str) -> list[float] | None:
+    """The big line's time over ``other``'s, round by round (each pair ran one after the other), sorted:
+    the spread of the ratio, which the best rounds' ratio alone does not show."""
+    mine, theirs = big.get(name, {}).get("rounds_s"), big.get(other, {}).get("rounds_s")
+    if not mine or not theirs:
+        return None
+    return sorted(round(a / b, 3) for a, b in zip(mine, theirs, strict=False) if b)
+
+
 def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Ratios of every shim against the bare forwarder, and mcpspy's targets."""
     lat, thr, big = results["latency"], results["throughput"], results["big_line"]
@@ -256,6 +268,7 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "throughput": ratio(num(thr, name, "messages_per_s"), num(thr, "bare", "messages_per_s")),
             "big_line_vs_cat": ratio(num(big, big_name(name), "seconds"), num(big, "cat", "seconds")),
             "big_line_vs_socat": ratio(num(big, big_name(name), "seconds"), num(big, "socat", "seconds")),
+            "big_line_vs_socat_by_round": by_round(big, big_name(name), "socat"),
         }  # fmt: skip
     mine = ratios.get("mcpspy", {})
 
@@ -331,8 +344,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="also measure the mcpspy package in DIR (a checkout), as the row mcpspy-before",
     )
+    parser.add_argument(
+        "--big-line-rounds", type=int, metavar="N", help="rounds of the 64 MiB line (default: 5; quick: 1)"
+    )
     args = parser.parse_args(argv)
     sizes = SMOKE if args.smoke else QUICK if args.quick else FULL
+    if args.big_line_rounds:
+        sizes = replace(sizes, big_line_rounds=args.big_line_rounds)
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
     install = args.install_peers or (mode == "full" and not args.no_peers)
 

@@ -7,6 +7,7 @@ mcpspy's own stdio (often a shared terminal) never has to turn non-blocking.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import functools
@@ -106,3 +107,36 @@ def close_quietly(fd: int) -> None:
         os.close(fd)
     except OSError:
         pass
+
+
+def _libc_tee() -> Callable[[int, int, int, int], int] | None:
+    """libc's ``tee`` (Linux only), or None."""
+    try:
+        function = ctypes.CDLL(None, use_errno=True).tee
+    except (OSError, AttributeError, TypeError):
+        return None
+    function.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_uint)
+    function.restype = ctypes.c_ssize_t
+    return function
+
+
+_tee = _libc_tee()
+
+
+def tee_then_read(source: int, sink: int, size: int) -> bytes:
+    """Forward up to ``size`` bytes waiting in pipe ``source`` to pipe ``sink``, then read them.
+
+    ``tee(2)`` links the pages into ``sink`` (no copy, and before this thread copies them out), the
+    bytes staying in ``source`` for the read that records them. Blocks while ``sink`` is full; b"" at
+    the end of ``source``. Raises OSError: EINVAL (either is not a pipe, or no ``tee`` here: nothing
+    was forwarded nor read), EPIPE (``sink``'s reader is gone).
+    """
+    if _tee is None:
+        raise OSError(errno.EINVAL, "no tee(2) here")
+    while (linked := _tee(source, sink, size, 0)) < 0:
+        if (err := ctypes.get_errno()) != errno.EINTR:
+            raise OSError(err, os.strerror(err))
+    data = os.read(source, linked) if linked else b""
+    while len(data) < linked:  # only this thread reads ``source``: the bytes linked are there
+        data += os.read(source, linked - len(data))
+    return data

@@ -33,7 +33,8 @@ import trio
 from mcpspy.capture.records import Stream
 from mcpspy.inject.engine import Close, Injector, Kill, Mark, Pause, Step, Write
 from mcpspy.inject.record import Redact, mark_details
-from mcpspy.proxy.fdio import close_quietly, read_chunk
+from mcpspy.proxy.fdio import READ_SIZE, close_quietly, read_chunk
+from mcpspy.proxy.pump import ReadSize
 from mcpspy.proxy.recording import Recording
 
 HELD_POLL = 0.02  # while a line is held, how often the pump looks whether the other side let it go
@@ -61,6 +62,7 @@ class InjectingPump:
     faults: Faults
     on_forward_error: Callable[[OSError], None] | None = None
     closes: int | None = None
+    sink: int | None = None  # widened with ``source`` inside a big line (``pump.ReadSize``)
     _forwarding: bool = True  # False once the peer is gone (or its stdout cut): recording only
 
     async def run(self, recording: Recording) -> None:
@@ -70,11 +72,12 @@ class InjectingPump:
         faults, stream = self.faults, self.stream
         injector, lock = faults.injector, faults.lock
         self._forwarding = True
+        reads = ReadSize(self.source, self.sink)  # a big line is read in bulk, as ``pump.Pump`` does
         try:
             while True:
                 if not self._wait_for_input(recording):
                     continue
-                data = read_chunk(self.source)
+                data = read_chunk(self.source, reads.size)
                 with lock:
                     passthrough = injector.passthrough(stream)
                     quick = not passthrough and injector.quick(stream, data)
@@ -103,6 +106,7 @@ class InjectingPump:
                         recording.chunk(ticket, stream, t, b"")
                 if not data:
                     return
+                reads.after(data)
         finally:
             close_quietly(self.source)
             if self.closes is not None:
@@ -132,7 +136,8 @@ class InjectingPump:
             self._forwarding = False
             if self.on_forward_error is not None:
                 self.on_forward_error(exc)
-        os.sched_yield()  # as pump.Pump does: the woken peer runs before the recording
+        if len(data) <= READ_SIZE:  # as pump.Pump does: the woken peer runs before the recording
+            os.sched_yield()  # (not a bulk read: the peer has a full pipe to work on)
 
     def _carry(self, steps: list[Step], recording: Recording) -> None:
         faults = self.faults

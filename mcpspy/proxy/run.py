@@ -194,9 +194,11 @@ class Proxy:
             if self.config.inject:  # chosen once: without --inject the pumps are the plain ones
                 faults = self._faults(proc)
                 injector = faults.injector
-                client = InjectingPump(Stream.C2S, 0, writer_to(stdin_w), faults, closes=stdin_w)
+                client = InjectingPump(
+                    Stream.C2S, 0, writer_to(stdin_w), faults, closes=stdin_w, sink=stdin_w
+                )
                 server_out = InjectingPump(
-                    Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone
+                    Stream.S2C, stdout_r, writer_to(1), faults, on_forward_error=self._client_gone, sink=1
                 )
             else:
                 client = Pump(Stream.C2S, 0, writer_to(stdin_w), closes=stdin_w, sink=stdin_w)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import errno
 import fcntl
 import json
 import os
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, widen_pipe
+from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, tee_then_read, widen_pipe
 from mcpspy.proxy.pump import BULK_AFTER
 from mcpspy.wire.splitter import PART_AT, PART_SIZE
 from tests.conftest import MCPSPY, python_server, run_proxy
@@ -85,17 +86,23 @@ PIPE_SIZES = (
 )
 
 
-def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "options", [[], ["--inject", "stdout.crlf@resources/read"]], ids=["plain", "injecting"]
+)
+def test_a_big_line_widens_the_server_pipes_and_small_lines_do_not(
+    tmp_path: Path, options: list[str]
+) -> None:
     """The server's stdin pipe stays as it was for small lines, many at once too; a big line widens it.
 
     A line of 1 MiB leaves it too: ``mcpspy check`` tells a server stuck inside one by its own
-    write blocking (tests/check/test_faults.py).
+    write blocking (tests/check/test_faults.py). With ``--inject`` (a SPEC that waits for a reply
+    never asked for) the injecting pumps read a big line in bulk just the same.
     """
     small = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
     big = b'{"data":"' + b"y" * (BULK_AFTER + (4 << 20)) + b'"}\n'
     capture = tmp_path / "capture.jsonl"
     proc = subprocess.Popen(
-        [*MCPSPY, "--capture", str(capture), "--", *python_server(PIPE_SIZES)],
+        [*MCPSPY, "--capture", str(capture), *options, "--", *python_server(PIPE_SIZES)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -229,3 +236,67 @@ def iter_read(fd: int) -> bytes:
     while chunk := os.read(fd, 1 << 20):
         out += chunk
     return bytes(out)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tee(2)")
+@settings(max_examples=20, deadline=None)
+@given(st.binary(min_size=1, max_size=1 << 16), st.integers(min_value=1, max_value=1 << 17))
+def test_tee_then_read_forwards_and_reads_the_same_bytes_and_leaves_the_rest(data: bytes, size: int) -> None:
+    """The bytes linked into the sink are the bytes read out, in order; what was not asked for stays."""
+    source_r, source_w = os.pipe()
+    sink_r, sink_w = os.pipe()
+    try:
+        widen_pipe(source_w, 1 << 17)
+        widen_pipe(sink_w, 1 << 17)
+        os.write(source_w, data)
+        got = tee_then_read(source_r, sink_w, size)
+        assert got == data[:size]
+        assert os.read(sink_r, 1 << 17) == got
+        os.write(source_w, b"!")
+        assert os.read(source_r, 1 << 17) == data[size:] + b"!"
+        os.close(source_w)
+        assert tee_then_read(source_r, sink_w, size) == b""  # the source's end
+    finally:
+        for fd in (source_r, sink_r, sink_w):
+            os.close(fd)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tee(2)")
+def test_tee_then_read_refuses_a_file_and_consumes_nothing(tmp_path: Path) -> None:
+    source_r, source_w = os.pipe()
+    try:
+        os.write(source_w, b"abc")
+        with (tmp_path / "out").open("wb") as out, pytest.raises(OSError) as refused:
+            tee_then_read(source_r, out.fileno(), 3)
+        assert refused.value.errno == errno.EINVAL
+        assert os.read(source_r, 10) == b"abc"
+    finally:
+        os.close(source_r)
+        os.close(source_w)
+
+
+@pytest.mark.parametrize("stdout", ["file", "pipe-closed-early"])
+def test_a_big_line_to_a_client_that_is_not_a_pipe_or_is_gone_is_forwarded_or_recorded(
+    tmp_path: Path, stdout: str
+) -> None:
+    """Inside a big line the pumps forward by tee(2): where the client's stdout is a file they write
+    instead, byte for byte; where the client is gone the line is still recorded whole."""
+    line = b'{"data":"' + b"f" * (BULK_AFTER + (3 << 20)) + b'"}\n'
+    capture = tmp_path / "capture.jsonl"
+    out_path = tmp_path / "out"
+    with out_path.open("wb") as out:
+        proc = subprocess.Popen(
+            [*MCPSPY, "--capture", str(capture), "--", *CAT],
+            stdin=subprocess.PIPE,
+            stdout=out if stdout == "file" else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdin is not None
+        if proc.stdout is not None:
+            proc.stdout.close()  # the client stops reading before the line comes back
+        _, stderr = proc.communicate(line, timeout=120)
+    assert proc.returncode in (0, 1), stderr
+    if stdout == "file":
+        assert proc.returncode == 0, stderr
+        assert out_path.read_bytes() == line
+    assert stored_streams(capture) == {"c2s": line, "s2c": line}
