@@ -52,7 +52,14 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
         analyzer.finish()
         return analyzer, time.perf_counter() - start
 
+    def collections() -> list[int]:
+        return [generation["collections"] for generation in gc.get_stats()]
+
+    # With the collector on, as a library caller feeds it, from whatever state reading the capture left
+    # it in; how many collections of each generation that took (a full one walks everything kept).
+    counted = collections()
     analyzer, feed_seconds = fed()
+    collected = [after - before for before, after in zip(counted, collections(), strict=True)]
 
     # The same with the cyclic GC paused, as every command that reads a capture whole runs it
     # (replay_policy.collector_paused); what the collector costs is the difference.
@@ -78,6 +85,7 @@ def measure_analysis(capture_path: Path) -> dict[str, Any]:
         "read_seconds": read_seconds,
         "feed_seconds": feed_seconds,
         "messages_per_s": messages / feed_seconds,
+        "collections_while_fed": collected,  # generations 0, 1, 2
         "feed_collector_paused_seconds": paused_seconds,
         "messages_per_s_collector_paused": messages / paused_seconds,
         "replay_seconds": replay_seconds,

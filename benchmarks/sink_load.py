@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from harness import Session, flood_then_close, rss_bytes  # noqa: E402
+from harness import Session, flood_then_close, pss_bytes, rss_bytes  # noqa: E402
 
 SHAPES = ("plain", "log", "otlp")
 
@@ -73,22 +73,6 @@ def command_name(pid: int) -> str:
         return "?"
     text = " ".join(w.decode(errors="replace") for w in words if w)
     return text[:80]
-
-
-def pss_bytes(pid: int) -> int:
-    """Proportional set size: the process's own pages, and its share of pages it shares (0 once gone).
-
-    RSS counts a page shared with another process (a fork's untouched heap, the
-    interpreter's code) in each; PSS splits it, so the tree's PSS is what it takes.
-    """
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
-            for line in rollup:
-                if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 class TreeSampler:

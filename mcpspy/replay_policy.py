@@ -175,9 +175,10 @@ def open_capture(
 def pause_collector() -> Callable[[int], None]:
     """Stop cyclic garbage collection while a capture is analysed; the call that resumes it.
 
-    A 100,000-message capture becomes millions of long-lived objects (messages, parsed
-    payloads), and each full collection would walk them all again: a third of the
-    replay time, and pauses of half a second on a viewer's UI thread. After a big
+    A 100,000-message capture becomes hundreds of thousands of long-lived objects
+    (messages, exchanges, the capture's records; the parsed payloads are let go once
+    analysed: message_fields.LeanMessage), and each full collection would walk them all
+    again: a tenth of the replay time, more on a viewer's UI thread. After a big
     capture they are frozen (kept out of later collections: they live as long as the
     analysis), else the first collection would walk them all once more. The collector
     is the process's: only a command, on its main thread, decides (``open_capture``

@@ -225,7 +225,9 @@ class Message:
     kind: Kind
     raw: bytes  # the line without its newline
     terminated: bool
-    payload: Any  # the parsed JSON value, when it parsed (else None)
+    # The parsed JSON value, when it parsed (else None). A retained analysis lets it go once the message
+    # is analysed, and reads it again from ``raw`` when asked (message_fields.LeanMessage): the same value.
+    payload: Any
     id: Any  # the JSON-RPC id, if any
     method: str | None  # a response carries its request's method
     glued_prefix: bytes | None  # stray text before a JSON message on the same line

@@ -326,6 +326,30 @@ def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
     """Any record of a capture line, parts of streamed lines included (readers join them)."""
     try:
         obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise CaptureFormatError(f"unreadable capture record: {exc}") from None
+    # Most records: a terminated UTF-8 line, {"seq","t","stream","text"} and nothing else, read here
+    # with no call (a third of a record's reading); any other shape, or a fault, as _entry says.
+    if type(obj) is dict and len(obj) == 4:
+        seq, t, stream, text = obj.get("seq"), obj.get("t"), obj.get("stream"), obj.get("text")
+        if (
+            type(seq) is int
+            and 0 <= seq <= MAX_SEQ
+            and type(t) is float
+            and 0 <= t <= MAX_T
+            and type(stream) is str
+            and stream in _STREAM_OF
+            and type(text) is str
+        ):
+            try:
+                return LineRecord(seq, t, _STREAM_OF[stream], text.encode(), True)
+            except UnicodeEncodeError:
+                pass
+    return _entry(obj)
+
+
+def _entry(obj: Any) -> Record | LinePart | StreamedEnd:
+    try:
         if "part" in obj:
             text = obj.get("text")
             data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)

@@ -171,25 +171,24 @@ class CaptureReader:
         )
 
     def _lines(self, raws: list[bytes], records: list[Record]) -> None:
-        appended = len(records)
+        appended, max_line, append = len(records), self._max_line, records.append
         for raw in raws:
             self._line_no += 1
-            if len(raw) > self._max_line:
+            if len(raw) > max_line:
                 self._line_no -= 1
                 self._skipped(len(raw))
                 continue
             if self.header is None:
                 self.header = decode_header(raw)
                 continue
-            if not raw or raw.isspace():  # not strip(): that copies a line with spaces at an end
-                continue
             try:
                 entry = decode_entry(raw)
             except CaptureFormatError as exc:
-                self.problems.append(f"line {self._line_no}: {exc}")
+                if raw and not raw.isspace():  # a blank line is no record: skipped (not strip(): a copy)
+                    self.problems.append(f"line {self._line_no}: {exc}")
                 continue
             if type(entry) is LineRecord and not self._streaming:  # most records: nothing more to do
-                records.append(entry)
+                append(entry)
                 continue
             if isinstance(entry, LinePart):
                 self._gapped.discard(entry.stream)

@@ -188,13 +188,13 @@ class CaptureFeed:
 
     def _analyse(self, limit: int, batch: Batch) -> None:
         queue, replay = self._unanalysed, self.replay
-        for _ in range(min(limit, len(queue))):
-            item = queue.popleft()
+        items = [queue.popleft() for _ in range(min(limit, len(queue)))]
+        said = iter(read_for_analysis([item for item in items if type(item) is tuple]))
+        for item in items:
             if isinstance(item, LifecycleRecord):
                 self._take(replay.feed(item), batch)
             else:
-                message, record = item
-                self._take(replay.feed_read(message, read_for_analysis(message, record)), batch)
+                self._take(replay.feed_read(item[0], next(said)), batch)
 
     def _conclude(self, batch: Batch) -> None:
         """All analysed: while live, the clock goes on; else the session ends (the replay policy's)."""

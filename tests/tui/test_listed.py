@@ -44,7 +44,7 @@ def test_a_field_asked_reads_the_line_into_the_listed_message_as_read_line_reads
     assert listed.kind is expected.kind  # asked: read now
     assert type(listed) is Message and listed == expected
     assert listed.exchange is None and listed.findings == ()
-    assert read_for_analysis(listed, record) == parsed  # read again for the analysis: the same
+    assert read_for_analysis([(listed, record)]) == [parsed]  # read again for the analysis: the same
     assert listed == expected
 
 
