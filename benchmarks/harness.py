@@ -38,16 +38,30 @@ def request(i: int) -> bytes:
     )
 
 
-def rss_bytes(pid: int) -> int:
-    """Resident set size of a process, from /proc (0 once it is gone)."""
+def proc_kib(path: str, key: bytes) -> int:
+    """The ``key:`` line of a /proc file given in kB, in bytes (0 once the process is gone)."""
     try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmRSS:"):
+        with open(path, "rb") as lines:
+            for line in lines:
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     return 0
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a process, from /proc (0 once it is gone)."""
+    return proc_kib(f"/proc/{pid}/status", b"VmRSS:")
+
+
+def pss_bytes(pid: int) -> int:
+    """Proportional set size: the process's own pages, and its share of pages it shares (0 once gone).
+
+    RSS counts a page shared with another process (a fork's untouched heap, the
+    interpreter's code) in each; PSS splits it, so a tree's PSS is what it takes.
+    """
+    return proc_kib(f"/proc/{pid}/smaps_rollup", b"Pss:")
 
 
 class Session:

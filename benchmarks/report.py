@@ -109,6 +109,23 @@ def extras(results: dict[str, Any]) -> list[str]:
         )
     elif "otlp" in results:
         lines.append(f"live OTLP: {_note(otlp)}")
+    sinks = results.get("sinks", {})
+    if "median" in sinks:
+        runs = sinks["runs"]
+        shown = [
+            f"{what} {run['peak_total_mib']:.1f} MiB in all (PSS {run['peak_total_pss_mib']:.1f}; "
+            + ", ".join(f"{role} {mib:g}" for role, mib in run["peak_by_process_mib"].items())
+            + f"; {run['records_skipped']:,} records skipped by the sink)"
+            for shape, what in (("log", "`--log`"), ("otlp", "live OTLP sink"))
+            for run in runs.get(shape, [])[:1]
+        ]
+        lines.append(
+            f"memory of mcpspy and every process it starts (`benchmarks/sink_load.py`, "
+            f"{sinks['requests_each_way']:,} requests each way never answered, sampled every 20 ms): "
+            + "; ".join(shown)
+        )
+    elif "sinks" in results:
+        lines.append(f"sinks' memory: {_note(sinks)}")
     for target, ok in results["targets"].items():
         lines.append(f"target {target}: {_fmt(ok, '')}")
     return lines

@@ -60,11 +60,14 @@ class Sizes:
     peer_budget_s: float  # a peer slower than this on the full count is measured on a tenth of it
     otlp_rounds: int  # mcpspy without a sink, with a live collector, with a dead one: interleaved rounds
     otlp_requests: int
+    sink_requests: (
+        int  # unanswered requests each way through `mcpspy --log` / `--otlp-endpoint` (sink_load.py)
+    )
 
 
-FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0, 5, 2_000)  # otlp_latency.py's own
-QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 1, 200_000, 20_000, 8.0, 1, 500)
-SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 1, 20_000, 2_000, 3.0, 1, 100)
+FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0, 5, 2_000, 1_000_000)  # otlp: its own
+QUICK = Sizes(1_000, 1, 20_000, 16 * 2**20, 1, 200_000, 20_000, 8.0, 1, 500, 50_000)
+SMOKE = Sizes(200, 1, 2_000, 1 * 2**20, 1, 20_000, 2_000, 3.0, 1, 100, 3_000)
 
 
 def echo_server() -> list[str]:
@@ -161,7 +164,8 @@ def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: 
     return figures
 
 
-STEPS = ("latency", "throughput", "big_line", "memory", "offline", "otlp")
+STEPS = ("latency", "throughput", "big_line", "memory", "offline", "otlp", "sinks")
+SINK_MEMORY_MIB = 160  # issue 28: mcpspy and every process it starts, with --log and with a live OTLP sink
 
 
 def before_shim(tree: Path) -> Shim:
@@ -231,6 +235,21 @@ def run_otlp(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
     return figure
 
 
+def run_sinks(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
+    """benchmarks/sink_load.py: the peak memory of mcpspy and its processes, ``--log`` and a live OTLP sink,
+    under ``sink_requests`` requests each way never answered."""
+    done = subprocess.run(
+        [mcpspy_python(), str(HERE / "sink_load.py"),
+         "--requests", str(sizes.sink_requests), "--shapes", "log,otlp"],
+        capture_output=True, text=True, env=env, cwd=scratch, timeout=1800, check=False,
+    )  # fmt: skip
+    try:
+        figure: Figure = json.loads(done.stdout)
+    except ValueError:
+        figure = {"error": f"exit {done.returncode}: {done.stderr.strip()[-400:]}"}
+    return figure
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -291,6 +310,9 @@ def compare(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             targets[f"{key} with a {shape} OTLP collector <= 1.2x no sink"] = check(
                 times.get(f"{key}_us"), lambda v: v <= 1.2
             )
+    for shape, what in (("log", "--log"), ("otlp", "a live OTLP sink")):
+        peak = results.get("sinks", {}).get("median", {}).get(shape, {}).get("peak_total_mib")
+        targets[f"memory with {what} <= {SINK_MEMORY_MIB} MiB"] = check(peak, lambda v: v <= SINK_MEMORY_MIB)
     return ratios, targets
 
 
@@ -380,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             ("memory", lambda: run_memory(sizes, env, scratch)),
             ("offline", lambda: run_offline(sizes, env, scratch)),
             ("otlp", lambda: run_otlp(sizes, env, scratch)),
+            ("sinks", lambda: run_sinks(sizes, env, scratch)),
         ]
         for key, step in steps:
             if args.only and key not in args.only:
@@ -399,9 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     for name, note in skipped.items():
         for key in ("latency", "throughput", "big_line"):
             results.setdefault(key, {})[name] = {"skipped": note}
-    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui", "otlp"):
+    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui", "otlp", "sinks"):
         results.setdefault(
-            key, {"skipped": "not asked (--only)"} if key in ("memory", "analysis", "tui", "otlp") else {}
+            key,
+            {"skipped": "not asked (--only)"}
+            if key in ("memory", "analysis", "tui", "otlp", "sinks")
+            else {},
         )
     results["ratios"], results["targets"] = compare(results)
 

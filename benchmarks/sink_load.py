@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from harness import Session, flood_then_close, rss_bytes  # noqa: E402
+from harness import Session, flood_then_close, pss_bytes, rss_bytes  # noqa: E402
 
 SHAPES = ("plain", "log", "otlp")
 
@@ -66,29 +66,23 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
-def command_name(pid: int) -> str:
+def role_of(pid: int, root: int) -> str:
+    """What a process of mcpspy's tree is: mcpspy, its sink process, its watchdog (a fork of mcpspy's,
+    with its command line), or the server (named by its command)."""
     try:
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        words = [
+            w.decode(errors="replace") for w in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if w
+        ]
+        mine = Path(f"/proc/{root}/cmdline").read_bytes()
     except OSError:
-        return "?"
-    text = " ".join(w.decode(errors="replace") for w in words if w)
-    return text[:80]
-
-
-def pss_bytes(pid: int) -> int:
-    """Proportional set size: the process's own pages, and its share of pages it shares (0 once gone).
-
-    RSS counts a page shared with another process (a fork's untouched heap, the
-    interpreter's code) in each; PSS splits it, so the tree's PSS is what it takes.
-    """
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
-            for line in rollup:
-                if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
+        return f"{pid} (gone)"
+    if pid == root:
+        return "mcpspy"
+    if "mcpspy.proxy.sink_child" in words:
+        return "sink process"
+    if "\0".join(words).encode() == mine.rstrip(b"\0"):
+        return "watchdog"
+    return f"server ({Path(words[0]).name})" if words else f"{pid} (no command line)"
 
 
 class TreeSampler:
@@ -99,7 +93,7 @@ class TreeSampler:
         self.interval = interval
         self.peak_total = 0
         self.peak_total_pss = 0
-        self.peaks: dict[int, tuple[str, int]] = {}
+        self.peaks: dict[int, tuple[str, int]] = {}  # pid: its role, its peak RSS
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -113,7 +107,7 @@ class TreeSampler:
                 total += rss
                 total_pss += pss_bytes(pid)
                 if rss > self.peaks.get(pid, ("", 0))[1]:  # named again: a fork's name changes at its exec
-                    self.peaks[pid] = (command_name(pid), rss)
+                    self.peaks[pid] = (role_of(pid, self.root), rss)
             self.samples += 1
             self.peak_total = max(self.peak_total, total)
             self.peak_total_pss = max(self.peak_total_pss, total_pss)
@@ -121,10 +115,9 @@ class TreeSampler:
     def stop(self) -> dict[str, Any]:
         self._stop.set()
         self._thread.join()
-        by_process = {
-            ("mcpspy" if pid == self.root else f"{pid} {name}"): round(peak / 2**20, 1)
-            for pid, (name, peak) in self.peaks.items()
-        }
+        by_process: dict[str, float] = {}
+        for pid, (role, peak) in self.peaks.items():
+            by_process[role if role not in by_process else f"{role} {pid}"] = round(peak / 2**20, 1)
         return {"peak_total_mib": round(self.peak_total / 2**20, 1),
                 "peak_total_pss_mib": round(self.peak_total_pss / 2**20, 1), "samples": self.samples,
                 "peak_by_process_mib": by_process}  # fmt: skip

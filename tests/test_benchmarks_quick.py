@@ -96,12 +96,17 @@ def test_ratios_targets_and_table(quick: tuple[dict[str, Any], str]) -> None:
         "64 MiB line <= 3x cat",
         "64 MiB line <= 1.15x socat",
         "memory flat",
+        "memory with --log <= 160 MiB",
+        "memory with a live OTLP sink <= 160 MiB",
         *(
             f"{key} with a {shape} OTLP collector <= 1.2x no sink"
             for shape in ("live", "dead")
             for key in ("p50", "p99")
         ),
     }
+    sinks = results["sinks"]["median"]  # benchmarks/sink_load.py's, --log and a live OTLP sink
+    assert all(is_number(sinks[shape]["peak_total_mib"]) for shape in ("log", "otlp")), sinks
+    assert any(line.startswith("memory of mcpspy and every process") for line in table.splitlines()), table
     otlp = results["otlp"]["median"]  # benchmarks/otlp_latency.py's figures, each shape measured
     assert all(is_number(otlp[shape]["p99_us"]) for shape in ("none", "live", "dead")), otlp
     assert results["machine"]["nproc"] >= 1 and results["machine"]["cpu"]

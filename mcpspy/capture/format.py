@@ -189,13 +189,15 @@ def encode_part(part: LinePart, streamed: StreamedRedaction | None = None) -> by
     times its length in memory (its reserve, never given back), and the proxy queues encoded parts.
     """
     data, stream = part.data, part.stream.value.encode()
-    marker = None if streamed is None else streamed.part(part.stream, part.index, data)
-    if marker is not None:
-        return _PART_REDACTED % (part.index, _time(part.t), stream, orjson.dumps(marker))
     try:
-        text = orjson.dumps(data.decode())
+        decoded = data.decode()
+        text: bytes | None = orjson.dumps(decoded)
     except UnicodeDecodeError:
-        text = None
+        decoded, text = "", None
+    if streamed is not None:
+        plain = text is not None and len(text) == len(data) + 2 and decoded.isascii()  # nothing escaped
+        if (marker := streamed.part(part.stream, part.index, data, plain)) is not None:
+            return _PART_REDACTED % (part.index, _time(part.t), stream, orjson.dumps(marker))
     if text is None or len(text) > (len(data) + 2) // 3 * 4 + 2:
         # Not UTF-8, or escaped to more than base64 takes (a control character is 6 bytes as
         # JSON): a part is never more than 4/3 of its bytes, held in the proxy's buffer.

@@ -497,12 +497,16 @@ class StreamedRedaction:
         self._hiding: set[object] = set()  # the streams whose current line is hidden from here on
         self._last: dict[object, bytes] = {}  # the end of each stream's previous part
 
-    def part(self, stream: object, index: int, data: bytes) -> str | None:
-        """The marker that stands for this part, or None to store it as it is."""
+    def part(self, stream: object, index: int, data: bytes, plain: bool = False) -> str | None:
+        """The marker that stands for this part, or None to store it as it is.
+
+        ``plain``: the part is known to be ASCII with no backslash (its JSON text needed no escape),
+        so one with no colon names no key (``Redactor.may_hold_secret``) without two more passes.
+        """
         if index == 1:
             self._hiding.discard(stream)
             self._last.pop(stream, None)
-        return self._check(stream, data)
+        return self._check(stream, data, plain)
 
     def end(self, stream: object, data: bytes) -> str | None:
         """The same for the line's last piece; the line's state is dropped."""
@@ -511,12 +515,15 @@ class StreamedRedaction:
         self._last.pop(stream, None)
         return marker
 
-    def _check(self, stream: object, data: bytes) -> str | None:
+    def _check(self, stream: object, data: bytes, plain: bool = False) -> str | None:
         if stream not in self._hiding:  # once hidden, the rest of the line is hidden unread
             window = self._redactor._window
             joint = self._last.get(stream, b"")[-window:] + data[:window]
             self._last[stream] = data[-window:]
-            if not (self._redactor.may_hold_secret(data) or self._redactor.may_hold_secret(joint)):
+            named = b":" in data if plain else self._redactor.may_hold_secret(data)
+            if named and plain:
+                named = self._redactor.may_hold_secret(data)
+            if not (named or self._redactor.may_hold_secret(joint)):
                 return None
             self._hiding.add(stream)
         return f"<redacted:piece:{len(data)}>"

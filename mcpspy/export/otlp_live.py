@@ -57,9 +57,10 @@ if TYPE_CHECKING:
     from mcpspy.export.metrics import SessionMetrics
     from mcpspy.export.spans import SessionTracer
 
-# Records waiting for the analysis thread, past which batches are dropped (20,000 held ~8 MiB more
-# under a flood, and the analysis took in no more of it).
-MAX_QUEUED_RECORDS = 5_000
+# Records waiting for the analysis thread, past which batches are dropped: a burst of 20,000 (a client
+# that pipelines 10,000 requests while the SDK starts) is taken whole; 5,000 held ~8 MiB less under a
+# flood, but dropped a sixth of a 6,000-record burst (benchmarks/sink_load.py --requests 3000).
+MAX_QUEUED_RECORDS = 20_000
 MAX_QUEUED_BYTES = 64 << 20
 MAX_HELD = 1_000  # stray lines and session findings held until the server has said its name
 # The lean analysis keeps no old message: what the spans read of a request is kept (its gist) while it

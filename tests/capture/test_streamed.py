@@ -16,7 +16,7 @@ from mcpspy.capture.pieces import KEEP, Joiner
 from mcpspy.capture.reader import CaptureReader, read_capture
 from mcpspy.capture.recorder import Recorder
 from mcpspy.capture.records import Header, LinePart, LineRecord, Stream
-from mcpspy.capture.redact import RedactionPolicy
+from mcpspy.capture.redact import RedactionPolicy, Redactor, StreamedRedaction
 from mcpspy.capture.writer import CaptureWriter
 from mcpspy.wire.splitter import LineSplitter
 
@@ -182,3 +182,29 @@ def test_a_part_is_stored_as_its_exact_bytes_in_at_most_four_thirds_of_them(data
     assert len(record.get("text", record.get("b64", ""))) <= (len(data) + 2) // 3 * 4
     if data.isascii() and all(32 <= b != 34 and b != 92 for b in data):
         assert record["text"] == data.decode()  # plain text stays readable
+
+
+key_parts = st.lists(
+    st.lists(
+        st.sampled_from(
+            [b"x" * 50, b":", b'"', b"\\", b"\\u0074", b"token", b"pass", b"word", b"\xc3\xa9", b"\x01", b" "]
+        ),
+        max_size=12,
+    ).map(b"".join),
+    min_size=1,
+    max_size=5,
+)
+
+
+@given(key_parts)
+def test_a_part_known_plain_is_hidden_exactly_when_the_full_pre_check_would_hide_it(
+    parts: list[bytes],
+) -> None:
+    """``encode_part`` tells the redaction a part is plain (ASCII, nothing escaped) to skip two passes:
+    the parts it hides are the ones the full pre-check hides, a key cut across two parts too."""
+    redactor = Redactor(RedactionPolicy().keys)
+    fast, full = StreamedRedaction(redactor), StreamedRedaction(redactor)
+    for index, data in enumerate(parts, 1):
+        record = orjson.loads(encode_part(LinePart(Stream.S2C, 0.1, index, data), fast))
+        expected = full.part(Stream.S2C, index, data)
+        assert record.get("redacted", False) == (expected is not None), (index, data)
