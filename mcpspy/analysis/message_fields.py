@@ -51,9 +51,10 @@ class LeanMessage(Message):
     group's first line) becomes one (``let_payload_go``), so reading the line again gives the same
     value. The rules read a Message's slots while they judge it; the views, later, these properties.
 
-    Each of the three slots holds its value, or None until a view asks for it again (a payload
-    that parsed to a container, a params or _meta object, is never None): whichever thread reads
-    or lets go, a slot is None or right.
+    A value read again is not kept (its slot stays None): a view that reads every payload (``stats``,
+    the HAR) would grow the analysis back to what it was, and the collector's walks with it (20% more
+    CPU for ``stats`` on 100,000 messages than parsing each time). So nothing but the analysis ever
+    writes a message, from any thread.
     """
 
     __slots__ = ()
@@ -66,9 +67,7 @@ class LeanMessage(Message):
     @property
     def payload(self) -> Any:
         payload = self._payload
-        if payload is None:
-            payload = self._payload = orjson.loads(self.raw)
-        return payload
+        return orjson.loads(self.raw) if payload is None else payload
 
     @payload.setter
     def payload(self, value: Any) -> None:
@@ -77,9 +76,7 @@ class LeanMessage(Message):
     @property
     def params(self) -> dict[str, Any]:
         params: dict[str, Any] | None = self._params
-        if params is None:
-            params = self._params = fields_of(self.kind, self.payload)[0]
-        return params
+        return fields_of(self.kind, self.payload)[0] if params is None else params
 
     @params.setter
     def params(self, value: dict[str, Any]) -> None:
@@ -88,9 +85,7 @@ class LeanMessage(Message):
     @property
     def meta(self) -> dict[str, Any]:
         meta: dict[str, Any] | None = self._meta
-        if meta is None:
-            meta = self._meta = fields_of(self.kind, self.payload)[1]
-        return meta
+        return fields_of(self.kind, self.payload)[1] if meta is None else meta
 
     @meta.setter
     def meta(self, value: dict[str, Any]) -> None:

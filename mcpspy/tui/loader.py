@@ -40,7 +40,7 @@ from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
-from mcpspy.tui.listed import ListedMessage, read_for_analysis
+from mcpspy.tui.listed import READ_TOGETHER, ListedMessage, read_for_analysis
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
@@ -188,13 +188,16 @@ class CaptureFeed:
 
     def _analyse(self, limit: int, batch: Batch) -> None:
         queue, replay = self._unanalysed, self.replay
-        items = [queue.popleft() for _ in range(min(limit, len(queue)))]
-        said = iter(read_for_analysis([item for item in items if type(item) is tuple]))
-        for item in items:
-            if isinstance(item, LifecycleRecord):
-                self._take(replay.feed(item), batch)
-            else:
-                self._take(replay.feed_read(item[0], next(said)), batch)
+        left = min(limit, len(queue))
+        while left:
+            items = [queue.popleft() for _ in range(min(left, READ_TOGETHER))]
+            left -= len(items)
+            said = iter(read_for_analysis([item for item in items if type(item) is tuple]))
+            for item in items:
+                if isinstance(item, LifecycleRecord):
+                    self._take(replay.feed(item), batch)
+                else:
+                    self._take(replay.feed_read(item[0], next(said)), batch)
 
     def _conclude(self, batch: Batch) -> None:
         """All analysed: while live, the clock goes on; else the session ends (the replay policy's)."""
