@@ -147,7 +147,7 @@ class Admission:
                 lost.parts += 1
                 lost.bytes += size
                 return
-            held = size if item.encoded is None else len(item.encoded)  # what it holds in memory
+            held = size if item.encoded is None else sum(map(len, item.encoded))  # what it holds in memory
             if self._room(held):
                 self._queue(item, held)
             else:

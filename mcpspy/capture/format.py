@@ -92,6 +92,7 @@ __all__ = [
     "encode_line",
     "encode_lines",
     "encode_part",
+    "encode_part_pieces",
     "encode_record",
     "encode_recorded",
 ]
@@ -178,31 +179,39 @@ def _put_data(obj: dict[str, Any], data: bytes, marker: str | None) -> None:
 
 #: A part's record, % (index, time, stream, the text as a JSON string / base64 / the marker's).
 _PART_TEXT = b'{"part":%d,"t":%b,"stream":"%b","text":%b}\n'
+_PART_OPEN = b'{"part":%d,"t":%b,"stream":"%b","text":"'  # a plain part's own bytes follow, then:
+_PART_CLOSE = b'"}\n'
 _PART_B64 = b'{"part":%d,"t":%b,"stream":"%b","b64":"%b"}\n'
 _PART_REDACTED = b'{"part":%d,"t":%b,"stream":"%b","text":%b,"redacted":true}\n'
 
 
 def encode_part(part: LinePart, streamed: StreamedRedaction | None = None) -> bytes:
-    """A part of a streamed line (see the module's docstring).
+    """A part of a streamed line (see the module's docstring)."""
+    return b"".join(encode_part_pieces(part, streamed))
 
-    Formatted into its record, a copy of the MiB: what orjson returns for a long string holds 16
-    times its length in memory (its reserve, never given back), and the proxy queues encoded parts.
+
+def encode_part_pieces(part: LinePart, streamed: StreamedRedaction | None = None) -> tuple[bytes, ...]:
+    """``encode_part``'s bytes in pieces to write in a row: a plain part (ASCII, nothing to escape)
+    is its own bytes between its record's head and tail, neither copied nor held twice; any other
+    is formatted into one record, a copy of the MiB (what orjson returns for a long string holds 16
+    times its length in memory, its reserve, never given back, and the proxy queues encoded parts).
     """
     data, stream = part.data, part.stream.value.encode()
     try:
         decoded = data.decode()
-        text: bytes | None = orjson.dumps(decoded)
+        text: bytes | None = orjson.dumps(decoded)  # the check for escapes, at orjson's speed
     except UnicodeDecodeError:
         decoded, text = "", None
-    if streamed is not None:
-        plain = text is not None and len(text) == len(data) + 2 and decoded.isascii()  # nothing escaped
-        if (marker := streamed.part(part.stream, part.index, data, plain)) is not None:
-            return _PART_REDACTED % (part.index, _time(part.t), stream, orjson.dumps(marker))
+    plain = text is not None and len(text) == len(data) + 2 and decoded.isascii()  # nothing escaped
+    if streamed is not None and (marker := streamed.part(part.stream, part.index, data, plain)) is not None:
+        return (_PART_REDACTED % (part.index, _time(part.t), stream, orjson.dumps(marker)),)
+    if plain:
+        return (_PART_OPEN % (part.index, _time(part.t), stream), data, _PART_CLOSE)
     if text is None or len(text) > (len(data) + 2) // 3 * 4 + 2:
         # Not UTF-8, or escaped to more than base64 takes (a control character is 6 bytes as
         # JSON): a part is never more than 4/3 of its bytes, held in the proxy's buffer.
-        return _PART_B64 % (part.index, _time(part.t), stream, base64.b64encode(data))
-    return _PART_TEXT % (part.index, _time(part.t), stream, text)
+        return (_PART_B64 % (part.index, _time(part.t), stream, base64.b64encode(data)),)
+    return (_PART_TEXT % (part.index, _time(part.t), stream, text),)
 
 
 def _encode_streamed_end(batch: LineBatch, line: LongLine, streamed: StreamedRedaction | None) -> bytes:
@@ -306,7 +315,7 @@ def encode_recorded(
         if isinstance(item, LineBatch):
             yield from encode_batch(item, redactor, streamed)
         elif isinstance(item, LinePart):
-            yield item.encoded if item.encoded is not None else encode_part(item, streamed)
+            yield from item.encoded if item.encoded is not None else encode_part_pieces(item, streamed)
         else:
             yield encode_lifecycle(item)
 

@@ -99,9 +99,9 @@ class LinePart:
     index: int  # 1, 2, ... within its line
     data: bytes  # b"" once encoded (``encoded``), which then stands for it
     # Its capture record, encoded by the pump that handed it in (proxy/recording.py) so that the
-    # writer thread only writes it, and the data's size, the data being let go then; None and 0 until
-    # then. Not part of what the part is.
-    encoded: bytes | None = field(default=None, compare=False, repr=False)
+    # writer thread only writes it (in pieces: a plain part's data is one, uncopied), and the data's
+    # size, ``data`` being let go then; None and 0 until then. Not part of what the part is.
+    encoded: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)  # to write in a row
     encoded_size: int = field(default=0, compare=False, repr=False)
 
     @property

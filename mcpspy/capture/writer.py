@@ -25,7 +25,7 @@ from mcpspy.capture.format import (
     encode_header,
     encode_line,
     encode_lines,
-    encode_part,
+    encode_part_pieces,
     encode_recorded,
 )
 from mcpspy.capture.private import create_in, open_named_capture, private_dir_fd
@@ -141,10 +141,10 @@ class CaptureWriter:
                 else:  # a line of 1-16 MiB held in pieces: the writer encodes it piece by piece, uncopied
                     continue
                 encoded += len(data)
-            elif type(item) is LinePart:  # the part's data is let go: its encoding stands for it
-                data = encode_part(item, streamed)
-                recorded[i] = LinePart(item.stream, item.t, item.index, b"", data, len(item.data))
-                encoded += len(data) - len(item.data)
+            elif type(item) is LinePart:  # ``data`` is let go: its encoding stands for it
+                pieces = encode_part_pieces(item, streamed)
+                recorded[i] = LinePart(item.stream, item.t, item.index, b"", pieces, len(item.data))
+                encoded += sum(map(len, pieces)) - len(item.data)
         return encoded
 
     def close(self) -> None:

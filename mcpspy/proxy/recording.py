@@ -75,7 +75,9 @@ def _slice_end(records: list[Recorded]) -> tuple[int, int]:
     parts_size = 0
     for i, item in enumerate(records[:WRITE_SLICE]):
         if type(item) is LinePart:
-            parts_size += len(item.data if item.encoded is None else item.encoded) + RECORD_COST
+            parts_size += (
+                len(item.data) if item.encoded is None else sum(map(len, item.encoded))
+            ) + RECORD_COST
             if parts_size >= WRITE_SLICE_PARTS:
                 return i + 1, parts_size
     return min(len(records), WRITE_SLICE), parts_size
