@@ -30,6 +30,12 @@ from mcpspy.wire.splitter import LongLine
 #: buffer of 32 MiB beside them dropped three quarters of it on a healthy disk.
 LIMIT = 64 << 20
 RESUME_AT = LIMIT // 2
+#: What the parts of streamed lines may use besides: one line echoed streams 128 MiB of parts in
+#: 0.15 s, and a writer thread kept off the CPU for 40 ms by the machine's other work fell more than
+#: the 32 MiB that two held lines leave behind (a capture-gap in 1 round of 20 at load 6). The
+#: memory is bounded the same (a 1 GiB line with a hung disk holds 96 MiB, not 1 GiB), and floods
+#: of short lines, which a writer cannot outrun, keep the 64 MiB bound.
+PARTS_EXTRA = 32 << 20
 RECORD_COST = 256  # what a record costs besides its bytes (its objects, its encoding's slack)
 
 
@@ -73,8 +79,9 @@ def size_of(item: Recorded | Record) -> int:
 class Admission:
     """The buffer: ``admit`` what the recorder released, ``take`` for the writer, ``written`` after."""
 
-    def __init__(self, limit: int = LIMIT) -> None:
+    def __init__(self, limit: int = LIMIT, parts_extra: int = PARTS_EXTRA) -> None:
         self.limit = limit
+        self.parts_limit = limit + parts_extra  # the bound for parts of streamed lines
         self.resume_at = limit // 2
         self.queue: list[Recorded] = []
         self.queued = 0  # bytes in the queue
@@ -148,7 +155,7 @@ class Admission:
                 lost.bytes += size
                 return
             held = size if item.encoded is None else sum(map(len, item.encoded))  # what it holds in memory
-            if self._room(held):
+            if self._room(held, self.parts_limit):
                 self._queue(item, held)
             else:
                 self._drop(item, size)
@@ -164,15 +171,16 @@ class Admission:
             item = LineBatch(item.first_seq + 1, item.t, item.stream, item.lines[1:], item.terminated)
         size = size_of(item)
         held = size + (len(item.encoded) if item.encoded is not None else 0)  # its capture bytes too
-        if self._room(held):
+        streamed_end = isinstance(first, LongLine) and first.parts > 0  # the rest of a streamed line
+        if self._room(held, self.parts_limit if streamed_end else self.limit):
             self._queue(item, held)
         else:
             self._drop(item, size)
 
-    def _room(self, size: int) -> bool:
+    def _room(self, size: int, limit: int) -> bool:
         if self.dropping:
             return False  # until the owed gap is told (``take_gap``), at half the buffer
-        if self.queued + self.in_write + self.held + size + RECORD_COST > self.limit:
+        if self.queued + self.in_write + self.held + size + RECORD_COST > limit:
             self.dropping, self.calm = True, False
             return False
         return True
