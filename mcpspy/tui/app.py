@@ -37,7 +37,7 @@ from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from mcpspy.analysis.model import Message
@@ -74,6 +74,7 @@ from mcpspy.tui.rows import PendingRow, bars_of, pending_rows
 from mcpspy.tui.search import Search
 from mcpspy.tui.sessions_screen import ALL_LIVE, SessionsScreen
 from mcpspy.tui.time_display import TimeDisplay
+from mcpspy.tui.widgets.footer import Footer
 from mcpspy.tui.widgets.prompt_bar import PromptBar
 
 POLL_IDLE = 0.025
