@@ -8,13 +8,12 @@ recent exchanges). No Textual here.
 
 A backlog is listed before it is analysed: each line record goes to the list
 at once as a message whose line is read when it is first asked for (a row
-drawn: ``listed.py``) or analysed, and the
-analysis (pairing, the rules) follows a slice a step once the reader has
-reached the end of the file (the step that lists a backlog's last slice
-returns at once: the whole list goes up before the analysis begins). A
-100,000-message capture is on screen in the time it takes to read it; its
-latencies and findings fill in after. Live traffic is listed and analysed in
-the same step.
+drawn: ``listed.py``) or analysed, and the analysis (pairing, the rules)
+follows a slice a step once the reader has reached the end of the file (the
+step that lists a backlog's last slice returns at once: the whole list goes
+up before the analysis begins). A 100,000-message capture is on screen in the
+time it takes to read its records; its latencies and findings fill in after.
+Live traffic is listed and analysed in the same step.
 """
 
 from __future__ import annotations
