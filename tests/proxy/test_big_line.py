@@ -24,6 +24,7 @@ from mcpspy.proxy.fdio import BULK_READ, READ_SIZE, tee_then_read, widen_pipe
 from mcpspy.proxy.pump import BULK_AFTER
 from mcpspy.wire.splitter import PART_AT, PART_SIZE
 from tests.conftest import MCPSPY, python_server, run_proxy
+from tests.proxy.test_stalls import iter_read
 
 CAT = ["cat"]
 
@@ -213,7 +214,7 @@ def test_a_line_far_larger_than_the_buffer_on_a_stalled_disk_is_a_counted_gap_no
         peak_kib = vm_kib(proc.pid, "VmHWM")
         os.set_blocking(stalled, True)
         drained = bytearray()
-        reader = threading.Thread(target=lambda: drained.extend(iter_read(stalled)))
+        reader = threading.Thread(target=lambda: drained.extend(b"".join(iter_read(stalled))))
         reader.start()  # the disk comes back
         _, stderr = proc.communicate(timeout=120)
         reader.join(60)
@@ -228,14 +229,6 @@ def test_a_line_far_larger_than_the_buffer_on_a_stalled_disk_is_a_counted_gap_no
     lost_parts = sum(int(g.get("parts", 0)) for g in gaps)
     assert gaps and lost_parts and sum(int(g["lines"]) for g in gaps) >= 1
     assert stored + sum(int(g["bytes"]) for g in gaps) == 2 * len(line)  # every byte stored or counted
-
-
-def iter_read(fd: int) -> bytes:
-    """All a FIFO gives until its writer closes it."""
-    out = bytearray()
-    while chunk := os.read(fd, 1 << 20):
-        out += chunk
-    return bytes(out)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tee(2)")
