@@ -221,26 +221,10 @@ def run_offline(sizes: Sizes, env: dict[str, str], scratch: Path) -> tuple[Figur
     return results[0], results[1]
 
 
-def run_otlp(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
-    """benchmarks/otlp_latency.py: mcpspy's round trips with no sink, a live collector and a dead one."""
+def figure_of(script: str, args: list[str], env: dict[str, str], scratch: Path) -> Figure:
+    """A benchmark script's one JSON object, or why there is none."""
     done = subprocess.run(
-        [mcpspy_python(), str(HERE / "otlp_latency.py"),
-         "--rounds", str(sizes.otlp_rounds), "--requests", str(sizes.otlp_requests)],
-        capture_output=True, text=True, env=env, cwd=scratch, timeout=1200, check=False,
-    )  # fmt: skip
-    try:
-        figure: Figure = json.loads(done.stdout)
-    except ValueError:
-        figure = {"error": f"exit {done.returncode}: {done.stderr.strip()[-400:]}"}
-    return figure
-
-
-def run_sinks(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
-    """benchmarks/sink_load.py: the peak memory of mcpspy and its processes, ``--log`` and a live OTLP sink,
-    under ``sink_requests`` requests each way never answered."""
-    done = subprocess.run(
-        [mcpspy_python(), str(HERE / "sink_load.py"),
-         "--requests", str(sizes.sink_requests), "--shapes", "log,otlp"],
+        [mcpspy_python(), str(HERE / script), *args],
         capture_output=True, text=True, env=env, cwd=scratch, timeout=1800, check=False,
     )  # fmt: skip
     try:
@@ -248,6 +232,19 @@ def run_sinks(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
     except ValueError:
         figure = {"error": f"exit {done.returncode}: {done.stderr.strip()[-400:]}"}
     return figure
+
+
+def run_otlp(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
+    """benchmarks/otlp_latency.py: mcpspy's round trips with no sink, a live collector and a dead one."""
+    args = ["--rounds", str(sizes.otlp_rounds), "--requests", str(sizes.otlp_requests)]
+    return figure_of("otlp_latency.py", args, env, scratch)
+
+
+def run_sinks(sizes: Sizes, env: dict[str, str], scratch: Path) -> Figure:
+    """benchmarks/sink_load.py: the peak memory of mcpspy and its processes, ``--log`` and a live OTLP sink,
+    under ``sink_requests`` requests each way never answered."""
+    args = ["--requests", str(sizes.sink_requests), "--shapes", "log,otlp"]
+    return figure_of("sink_load.py", args, env, scratch)
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
