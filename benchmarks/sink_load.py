@@ -66,23 +66,25 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
-def role_of(pid: int, root: int) -> str:
+def role_of(pid: int, root: int) -> str | None:
     """What a process of mcpspy's tree is: mcpspy, its sink process, its watchdog (a fork of mcpspy's,
-    with its command line), or the server (named by its command)."""
+    with its command line), or the server (named by its command); None once it has exited."""
     try:
         words = [
             w.decode(errors="replace") for w in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if w
         ]
         mine = Path(f"/proc/{root}/cmdline").read_bytes()
     except OSError:
-        return f"{pid} (gone)"
+        return None
+    if not words:
+        return None  # a zombie
     if pid == root:
         return "mcpspy"
     if "mcpspy.proxy.sink_child" in words:
         return "sink process"
     if "\0".join(words).encode() == mine.rstrip(b"\0"):
         return "watchdog"
-    return f"server ({Path(words[0]).name})" if words else f"{pid} (no command line)"
+    return f"server ({Path(words[0]).name})"
 
 
 class TreeSampler:
@@ -106,8 +108,10 @@ class TreeSampler:
                 rss = rss_bytes(pid)
                 total += rss
                 total_pss += pss_bytes(pid)
-                if rss > self.peaks.get(pid, ("", 0))[1]:  # named again: a fork's name changes at its exec
-                    self.peaks[pid] = (role_of(pid, self.root), rss)
+                role, peak = self.peaks.get(pid, ("", 0))
+                if (now := role_of(pid, self.root)) is not None and (now != role or rss > peak):
+                    # a fork of mcpspy's before its exec looks like the watchdog: its peak starts again
+                    self.peaks[pid] = (now, rss)
             self.samples += 1
             self.peak_total = max(self.peak_total, total)
             self.peak_total_pss = max(self.peak_total_pss, total_pss)
