@@ -14,6 +14,7 @@ import functools
 import os
 import select
 from collections.abc import Callable
+from typing import Any, cast
 
 READ_SIZE = 1 << 16  # as much as a pipe holds by default: a bigger buffer costs an mmap a read
 #: What a pump reads at once inside a big line, from pipes widened to hold it: a 64 MiB line in
@@ -109,15 +110,26 @@ def close_quietly(fd: int) -> None:
         pass
 
 
+def libc_function(name: str) -> Any:
+    """A C library function from the symbols this process already has, or None where there is none.
+
+    Not ``ctypes.util.find_library("c")``: that runs ``ldconfig -p`` (a process of mcpspy's, at
+    every start) to find what is already loaded. ``errno`` is kept for ``ctypes.get_errno``.
+    """
+    try:
+        return getattr(ctypes.CDLL(None, use_errno=True), name, None)
+    except (OSError, TypeError):
+        return None
+
+
 def _libc_tee() -> Callable[[int, int, int, int], int] | None:
     """libc's ``tee`` (Linux only), or None."""
-    try:
-        function = ctypes.CDLL(None, use_errno=True).tee
-    except (OSError, AttributeError, TypeError):
+    function = libc_function("tee")
+    if function is None:
         return None
     function.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_uint)
     function.restype = ctypes.c_ssize_t
-    return function
+    return cast(Callable[[int, int, int, int], int], function)
 
 
 _tee = _libc_tee()

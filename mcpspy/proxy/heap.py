@@ -19,8 +19,7 @@ Elsewhere than glibc both are nothing.
 
 from __future__ import annotations
 
-import ctypes
-from collections.abc import Callable
+from mcpspy.proxy.fdio import libc_function
 
 M_TRIM_THRESHOLD = -1  # mallopt's parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
@@ -31,18 +30,9 @@ TRIM_AT = 256 << 20
 GLIBC_TRIM_AT = 128 << 10  # glibc's own, as it starts
 
 
-def _libc_function(name: str) -> Callable[..., int] | None:
-    """A function of the process's own symbols (libc's), or None where there is none."""
-    try:
-        function: Callable[..., int] | None = getattr(ctypes.CDLL(None), name, None)
-    except OSError:
-        return None
-    return function
-
-
 def keep_freed() -> None:
     """Raise glibc's thresholds (a pump calls it when a big line starts)."""
-    mallopt = _libc_function("mallopt")
+    mallopt = libc_function("mallopt")
     if mallopt is not None:
         mallopt(M_MMAP_THRESHOLD, MMAP_AT)
         mallopt(M_TRIM_THRESHOLD, TRIM_AT)
@@ -54,7 +44,7 @@ def release_freed() -> None:
     ``malloc_trim`` never shrinks a thread's heap (the pumps'), only glibc's own trim threshold
     does, when a block of that heap is freed: so the threshold goes back down first.
     """
-    mallopt, malloc_trim = _libc_function("mallopt"), _libc_function("malloc_trim")
+    mallopt, malloc_trim = libc_function("mallopt"), libc_function("malloc_trim")
     if mallopt is not None and malloc_trim is not None:
         mallopt(M_TRIM_THRESHOLD, GLIBC_TRIM_AT)
         malloc_trim(0)  # ctypes lets the GIL go meanwhile

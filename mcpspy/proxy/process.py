@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
 
 import trio
+
+from mcpspy.proxy.fdio import libc_function
 
 PR_SET_PDEATHSIG = 1
 
@@ -18,10 +18,8 @@ def _parent_death_hook(signal_death: bool) -> Callable[[], None] | None:
     """On Linux, ask the kernel to SIGTERM the server if mcpspy itself is killed (with ``signal_death``)."""
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
+    prctl = libc_function("prctl")
+    if prctl is None:
         return None
     parent = os.getpid()
 

@@ -27,13 +27,13 @@ lives until the watchdog has walked its tree one last time.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import select
 import signal
 import sys
 import time
+
+from mcpspy.proxy.fdio import ensure_std_fds, libc_function
 
 PR_SET_CHILD_SUBREAPER = 36
 TRACK_EVERY = 0.2  # seconds between the watchdog's walks of mcpspy's tree
@@ -46,11 +46,8 @@ def become_subreaper() -> bool:
     """Make orphaned descendants re-parent to mcpspy, so ``sweep`` can find them (Linux only)."""
     if not sys.platform.startswith("linux"):
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
+    prctl = libc_function("prctl")
+    return prctl is not None and prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
 
 def _parents() -> dict[int, int]:
@@ -187,8 +184,6 @@ def early_watchdog() -> Watchdog:
     one that has imported the proxy (~28 MB). The std fds are made sure of
     first, so the watchdog's pipe never lands on fd 0-2.
     """
-    from mcpspy.proxy.fdio import ensure_std_fds
-
     ensure_std_fds()
     return Watchdog()
 
