@@ -66,25 +66,23 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
-def role_of(pid: int, root: int) -> str | None:
+def role_of(pid: int, root: int, root_cmdline: bytes) -> str | None:
     """What a process of mcpspy's tree is: mcpspy, its sink process, its watchdog (a fork of mcpspy's,
     with its command line), or the server (named by its command); None once it has exited."""
     try:
-        words = [
-            w.decode(errors="replace") for w in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if w
-        ]
-        mine = Path(f"/proc/{root}/cmdline").read_bytes()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return None
+    words = [word for word in cmdline.split(b"\0") if word]
     if not words:
         return None  # a zombie
     if pid == root:
         return "mcpspy"
-    if "mcpspy.proxy.sink_child" in words:
+    if b"mcpspy.proxy.sink_child" in words:
         return "sink process"
-    if "\0".join(words).encode() == mine.rstrip(b"\0"):
+    if cmdline == root_cmdline:
         return "watchdog"
-    return f"server ({Path(words[0]).name})"
+    return f"server ({Path(words[0].decode(errors='replace')).name})"
 
 
 class TreeSampler:
@@ -104,12 +102,16 @@ class TreeSampler:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             total = total_pss = 0
+            try:  # read at each sample: just after its start it may not be readable yet
+                root_cmdline = Path(f"/proc/{self.root}/cmdline").read_bytes()
+            except OSError:
+                root_cmdline = b""
             for pid in process_tree(self.root):
                 rss = rss_bytes(pid)
                 total += rss
                 total_pss += pss_bytes(pid)
                 role, peak = self.peaks.get(pid, ("", 0))
-                if (now := role_of(pid, self.root)) is not None and (now != role or rss > peak):
+                if (now := role_of(pid, self.root, root_cmdline)) is not None and (now != role or rss > peak):
                     # a fork of mcpspy's before its exec looks like the watchdog: its peak starts again
                     self.peaks[pid] = (now, rss)
             self.samples += 1

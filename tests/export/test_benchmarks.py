@@ -57,8 +57,9 @@ def test_sink_load() -> None:
         [run] = result["runs"][shape]
         assert run["exit_code"] == 0 and run["samples"] >= 1 and run["peak_total_mib"] > 0, run
         roles = set(run["peak_by_process_mib"])  # sampled together with mcpspy: its sink process, if any
-        assert roles == {"mcpspy", "watchdog", "server (cat)"} | (
-            {"sink process"} if shape != "plain" else set()
-        )
+        sinks = [role for role in roles if role.startswith("sink process")]
+        assert len(sinks) == (0 if shape == "plain" else 1), run
+        # besides a short-lived helper a library may run (trio runs `ldconfig -p` as it is imported)
+        assert {"mcpspy", "watchdog", "server (cat)"} <= roles, run
         assert run["records_skipped"] == 0, run  # 6,000 records at once: within every sink's bounds
     assert result["runs"]["log"][0]["log_lines"] >= 6000
