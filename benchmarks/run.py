@@ -60,9 +60,8 @@ class Sizes:
     peer_budget_s: float  # a peer slower than this on the full count is measured on a tenth of it
     otlp_rounds: int  # mcpspy without a sink, with a live collector, with a dead one: interleaved rounds
     otlp_requests: int
-    sink_requests: (
-        int  # unanswered requests each way through `mcpspy --log` / `--otlp-endpoint` (sink_load.py)
-    )
+    # unanswered requests each way through `mcpspy --log` / `--otlp-endpoint` (sink_load.py)
+    sink_requests: int
 
 
 FULL = Sizes(5_000, 5, 100_000, 64 * 2**20, 5, 1_000_000, 100_000, 60.0, 5, 2_000, 1_000_000)  # otlp: its own
@@ -157,14 +156,15 @@ def run_big_line(shims: list[Shim], sizes: Sizes, env: dict[str, str], scratch: 
                 del figure["capture_gap"]
             figure["mib_per_s"] = figure["bytes"] / 2**20 / figure["seconds"]
             figure["rounds"] = len(taken)
-            figure["rounds_s"] = [
-                round(f["seconds"], 4) for f in taken
-            ]  # in order: round i of each shim ran together
+            # in order: round i of each shim ran together
+            figure["rounds_s"] = [round(f["seconds"], 4) for f in taken]
         figures[big_name(name)] = figure
     return figures
 
 
 STEPS = ("latency", "throughput", "big_line", "memory", "offline", "otlp", "sinks")
+# The results of a step measured for mcpspy alone (the others have a figure a shim)
+ALONE = ("memory", "analysis", "tui", "otlp", "sinks")
 SINK_MEMORY_MIB = 160  # issue 28: mcpspy and every process it starts, with --log and with a live OTLP sink
 
 
@@ -419,13 +419,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, note in skipped.items():
         for key in ("latency", "throughput", "big_line"):
             results.setdefault(key, {})[name] = {"skipped": note}
-    for key in ("latency", "throughput", "big_line", "memory", "analysis", "tui", "otlp", "sinks"):
-        results.setdefault(
-            key,
-            {"skipped": "not asked (--only)"}
-            if key in ("memory", "analysis", "tui", "otlp", "sinks")
-            else {},
-        )
+    for key in ("latency", "throughput", "big_line"):
+        results.setdefault(key, {})
+    for key in ALONE:
+        results.setdefault(key, {"skipped": "not asked (--only)"})
     results["ratios"], results["targets"] = compare(results)
 
     print(render_table(results))
