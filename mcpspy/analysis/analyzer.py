@@ -287,6 +287,7 @@ class Analyzer:
                 self._injected(record.details)
             self._lifecycle.event(record)
             self._capture.event(record)
+            self._look_next_time()  # a capture-gap made the pending unknown (rules/capture_integrity.py)
             return self._out.events
         return self.feed_read(*read_line(record))
 
@@ -332,7 +333,13 @@ class Analyzer:
         """
         self._out.events = []
         self._pairing.gap()
+        self._look_next_time()
         return self._out.events
+
+    def _look_next_time(self) -> None:
+        """The next ``check_pending`` looks: what a gap made unknown is dropped from its queues then,
+        before a reply can make it awaited again (lost), as a check at every call would drop it."""
+        self._unchecked = CHECK_EVERY
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         """Flag the requests that have waited too long by ``t``.
