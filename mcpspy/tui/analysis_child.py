@@ -35,6 +35,7 @@ import struct
 import sys
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ from mcpspy.analysis.model import (
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.framing import classify_line
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.replay_policy import Replay
 
 CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads it all (no fork is worth it)
@@ -73,6 +74,8 @@ _STREAMS = {stream.value: stream for stream in Stream}
 _KINDS = {kind.value: kind for kind in Kind}
 _STATES = {state.value: state for state in ExchangeState}
 _ERAS = {era.value: era for era in Era}
+_EVENTS = {event.value: event for event in Event}
+Frame = tuple[Any, ...]  # what the analysis child writes: plain data (marshal)
 
 
 # --- the child's side
@@ -224,11 +227,8 @@ def _finding_row(index: int, f: Finding) -> tuple[Any, ...]:
     )
 
 
-def analyse(path: Path, slow_after: float, write: Any) -> None:
-    """The child's work: read and analyse ``path``, calling ``write`` with each frame."""
-    replay = Replay(slow_after)
-    reporting = _Reporting(replay)
-    messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
+def read_slices(path: Path) -> Iterator[list[Record]]:
+    """The capture's records, a slice at a time, as the worker reads them; its torn end last."""
     with CaptureReader(path) as reader:
         while True:
             records = reader.poll(READ_SLICE)
@@ -238,16 +238,28 @@ def analyse(path: Path, slow_after: float, write: Any) -> None:
                 records = reader.poll(READ_SLICE)
             if not records:
                 break
-            for record in records:
-                if type(record) is LineRecord:
-                    message, parsed = read_line(record)
-                    messages.append(message)
-                    events += feed_read(message, parsed)
-                else:
-                    events += feed(record)
-            write(reporting.frame(done=False))
-        for record in reader.ending():  # a torn end, as the analysis' capture.torn-line
-            events += feed(record)
+            yield records
+        ending = reader.ending()  # a torn end, as the analysis' capture.torn-line
+    if ending:
+        yield ending
+
+
+def analyse(
+    slices: Iterable[list[Record]], slow_after: float, write: Callable[[tuple[Any, ...]], None]
+) -> None:
+    """The child's work: analyse the records, calling ``write`` with a frame a slice, and the last."""
+    replay = Replay(slow_after)
+    reporting = _Reporting(replay)
+    messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
+    for records in slices:
+        for record in records:
+            if type(record) is LineRecord:
+                message, parsed = read_line(record)
+                messages.append(message)
+                events += feed_read(message, parsed)
+            else:
+                events += feed(record)
+        write(reporting.frame(done=False))
     events += replay.conclude()
     write(reporting.frame(done=True))
 
@@ -256,20 +268,91 @@ def _child(path: Path, slow_after: float, fd: int) -> None:
     """In the forked child: never returns, never runs the app's code, never writes but to ``fd``."""
     code = 1
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
-        gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
-        _die_with_parent()
+        _as_child()
 
         def write(frame: tuple[Any, ...]) -> None:
             _write_all(fd, _framed(frame))
 
-        analyse(path, slow_after, write)
+        analyse(_slices_read_by_a_child(path), slow_after, write)
         code = 0
     except BaseException:  # told to the app, whatever it was
         with contextlib.suppress(BaseException):
             _write_all(fd, _framed(("failed", traceback.format_exc(limit=-3))))
     finally:
         os._exit(code)
+
+
+def _as_child() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
+    gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
+    _die_with_parent()
+
+
+def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
+    """``read_slices`` run by a child of this child: reading the capture's records (a fifth of the
+    work) goes on beside the analysis, which takes them, plain, from a pipe."""
+    read_end, write_end = _pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _reader(path, write_end)
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end, "rb", buffering=PIPE_SIZE) as pipe:
+            while True:
+                head = pipe.read(HEADER.size)
+                if len(head) < HEADER.size:
+                    raise ChildFailed("the capture's reader stopped before the end")
+                kind, told = marshal.loads(pipe.read(HEADER.unpack(head)[0]))
+                if kind == "end":
+                    return
+                if kind == "failed":
+                    raise ChildFailed(f"the capture's reader failed:\n{told}")
+                yield [_record(item) for item in told]
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # gone already, unless this child failed first
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _reader(path: Path, fd: int) -> None:
+    """In the reader child: never returns."""
+    code = 1
+    try:
+        _as_child()
+        for records in read_slices(path):
+            _write_all(fd, _framed(("records", [_plain(record) for record in records])))
+        _write_all(fd, _framed(("end", None)))
+        code = 0
+    except BaseException:  # told to the analysis, which tells the app
+        with contextlib.suppress(BaseException):
+            _write_all(fd, _framed(("failed", traceback.format_exc(limit=-3))))
+    finally:
+        os._exit(code)
+
+
+def _plain(record: Record) -> tuple[Any, ...]:
+    if type(record) is LineRecord:
+        return (record.seq, record.t, record.stream._value_, record.data, record.terminated)
+    assert isinstance(record, LifecycleRecord)
+    return (record.seq, record.t, record.event._value_, record.details)
+
+
+def _record(plain: tuple[Any, ...]) -> Record:
+    if len(plain) == 5:
+        seq, t, stream, data, terminated = plain
+        return LineRecord(seq, t, _STREAMS[stream], data, terminated)
+    seq, t, event, details = plain
+    return LifecycleRecord(seq, t, _EVENTS[event], details)
+
+
+def _pipe() -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    return read_end, write_end
 
 
 def _die_with_parent() -> None:
@@ -312,10 +395,7 @@ class AnalysisChild:
         """Fork the child for ``path``; None where this system cannot fork."""
         if not hasattr(os, "fork"):
             return None
-        read_end, write_end = os.pipe()
-        if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        read_end, write_end = _pipe()
         try:
             pid = os.fork()
         except OSError:
