@@ -86,8 +86,11 @@ class Replay:
 
     def feed_read(self, message: Message, parsed: Parsed | None) -> list[AnalysisEvent]:
         """A line a viewer has already read with ``read_line`` (it lists lines before analysing them)."""
-        events = self._advance(message.t)
-        events += self.analyzer.feed_read(message, parsed)
+        t, analyzer = message.t, self.analyzer
+        if t > self.last_t:  # _advance, inline: every line of a viewer's backlog comes this way
+            self.last_t = t
+        events = analyzer.check_pending(self.last_t)
+        events += analyzer.feed_read(message, parsed)
         return events
 
     def tick(self, t: float) -> list[AnalysisEvent]:

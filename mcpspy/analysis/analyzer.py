@@ -72,7 +72,7 @@ ABSENT = object()  # read_line: no value (a line not parsed, a message with no i
 
 
 def _by_value(key: HookKey) -> tuple[str, ...]:
-    """A row's key as the dispatch looks it up: the values of its Kind and Stream (hot: see _protocol)."""
+    """A row's key as the dispatch looks it up: the values of its Kind and Stream (hot: see feed_read)."""
     return (key[0].value, key[1].value, *key[2:])
 
 
@@ -240,21 +240,25 @@ class Analyzer:
                 for family, method in (n.split(".") for n in names if not (legacy and n in MODERN_ONLY))
             )
 
-        def rows(table: dict[HookKey, list[str]], legacy: bool) -> Rows:
+        def rows(table: dict[HookKey, list[str]], legacy: bool, before: list[str]) -> Rows:
             # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
             nested: Rows = {}
             for key, names in sorted(table.items(), key=lambda item: len(item[0])):  # each pipe's row first
                 kind, stream, *method = _by_value(key)
                 by_pipe = nested.setdefault(kind, {})
                 if method:
-                    by_pipe[stream][1][method[0]] = hooks(names, legacy)
+                    by_pipe[stream][1][method[0]] = hooks([*before, *names], legacy)
                 else:
-                    by_pipe[stream] = (hooks(names, legacy), {})
+                    by_pipe[stream] = (hooks([*before, *names], legacy), {})
             return nested
 
-        self._rows = (rows(HOOKS, False), rows(REPLIES, False))
-        self._legacy_rows = (rows(HOOKS, True), rows(REPLIES, True))
-        self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
+        # BEFORE_EVERY_MESSAGE heads each row a message starts with (one loop a message, not two).
+        self._rows = (rows(HOOKS, False, BEFORE_EVERY_MESSAGE), rows(REPLIES, False, []))
+        self._legacy_rows = (rows(HOOKS, True, BEFORE_EVERY_MESSAGE), rows(REPLIES, True, []))
+        self._unread = {
+            _by_value(key): hooks([*BEFORE_EVERY_MESSAGE, *names]) for key, names in UNREAD.items()
+        }
+        # What an unread message of a kind with no UNREAD row (a notification) gets alone.
         self._before = hooks(BEFORE_EVERY_MESSAGE)
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
@@ -316,6 +320,17 @@ class Analyzer:
     def message(self, seq: int) -> Message | None:
         return self._out.by_seq.get(seq)
 
+    def found_seqs(self) -> list[int]:
+        """From now on, every seq a finding is raised or repeated about, appended to the list returned.
+
+        For a caller that mirrors the analysis elsewhere (tui/analysis_child.py): a once-per-session
+        finding is attached to each later line it stands for with no event, and a finding may be
+        about a line fed long before (the first line of a pretty-printed message).
+        """
+        if self._out.found_seqs is None:
+            self._out.found_seqs = []
+        return self._out.found_seqs
+
     def feed(self, record: Record) -> list[AnalysisEvent]:
         if isinstance(record, LifecycleRecord):
             self._out.events = []
@@ -328,22 +343,50 @@ class Analyzer:
                 self._injected(record.details)
             self._lifecycle.event(record)
             self._capture.event(record)
+            self._look_next_time()  # a capture-gap made the pending unknown (rules/capture_integrity.py)
             return self._out.events
         return self.feed_read(*read_line(record))
 
     def feed_read(self, message: Message, parsed: Parsed | None) -> list[AnalysisEvent]:
-        """A line that ``read_line`` has read already (a viewer lists lines before analysing them)."""
-        self._out.events = []
+        """A line that ``read_line`` has read already (a viewer lists lines before analysing them).
+
+        The line is framed (rules/framing.py); the JSON-RPC message it completes goes to the families
+        in the order of its row of ``HOOKS`` (BEFORE_EVERY_MESSAGE's first), written here rather than
+        in a method of its own: every line comes this way (speed policy, analysis/__init__.py).
+        """
+        out = self._out
+        out.events = []
         if parsed is None:  # stderr: listed, never judged (a failed start quotes its last lines)
-            self._out.message(message)
+            out.message(message)
             self._lifecycle.stderr(message)
-        else:
-            carried = self._framing.line(message, parsed)
-            if carried is not None:
-                self._protocol(carried)
-            if self.retain:
-                let_payload_go(message)
-        return self._out.events
+            return out.events
+        carried = self._framing.line(message, parsed)
+        if carried is not None:
+            kind = carried.kind
+            if kind is REQUEST and carried.t < self._watched_since:
+                self._watched_since = carried.t  # check_pending watches it from now on
+            kind_value, stream = kind._value_, carried.stream._value_
+            if carried.payload is None:  # an oversized line, read from its ends (rules/framing.py)
+                for hook in self._unread.get((kind_value, stream), self._before):
+                    hook(carried)
+            else:
+                hooks, replies = self._legacy_rows if self._era.era is LEGACY else self._rows
+                row, by_method = hooks[kind_value][stream]
+                for hook in by_method.get(carried.method or "", row) if by_method else row:
+                    if hook(carried):
+                        break
+                else:
+                    exchange = carried.exchange
+                    # A reply that paired goes on by its request's method.
+                    if exchange is not None and (kind is RESPONSE or kind is ERROR):
+                        row, by_method = replies[kind_value][stream]
+                        for hook in by_method.get(exchange.method, row) if by_method else row:
+                            hook(carried)
+                for hook in self._after:
+                    hook(carried)
+        if self.retain:
+            let_payload_go(message)
+        return out.events
 
     def _injected(self, details: dict[str, Any]) -> None:
         """An ``injected`` record (``mcpspy --inject``): what it wrote, and the request it struck, are its."""
@@ -373,7 +416,13 @@ class Analyzer:
         """
         self._out.events = []
         self._pairing.gap()
+        self._look_next_time()
         return self._out.events
+
+    def _look_next_time(self) -> None:
+        """The next ``check_pending`` looks: what a gap made unknown is dropped from its queues then,
+        before a reply can make it awaited again (lost), as a check at every call would drop it."""
+        self._unchecked = CHECK_EVERY
 
     def check_pending(self, t: float) -> list[AnalysisEvent]:
         """Flag the requests that have waited too long by ``t``.
@@ -400,31 +449,3 @@ class Analyzer:
             self._pairing.finish()
             self._requests.finish()
         return self._out.events
-
-    def _protocol(self, message: Message) -> None:
-        """A JSON-RPC message, to the families in the order of its row of ``HOOKS``."""
-        for hook in self._before:
-            hook(message)
-        kind = message.kind
-        if kind is REQUEST and message.t < self._watched_since:
-            self._watched_since = message.t  # check_pending watches it from now on
-        kind_value, stream = kind._value_, message.stream._value_
-        if message.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-            for hook in self._unread.get((kind_value, stream), ()):
-                hook(message)
-            return
-        hooks, replies = self._legacy_rows if self._era.era is LEGACY else self._rows
-        row, by_method = hooks[kind_value][stream]
-        for hook in by_method.get(message.method or "", row) if by_method else row:
-            if hook(message):
-                break
-        else:
-            exchange = message.exchange
-            if exchange is not None and (
-                kind is RESPONSE or kind is ERROR
-            ):  # paired: by its request's method
-                row, by_method = replies[kind_value][stream]
-                for hook in by_method.get(exchange.method, row) if by_method else row:
-                    hook(message)
-        for hook in self._after:
-            hook(message)

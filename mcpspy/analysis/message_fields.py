@@ -141,25 +141,26 @@ def error_code_of(response: Message) -> int | None:
     return integer_value(error_of(response).get("code"))
 
 
-def held_of(request: Message, modern: bool) -> Held:
+def held_of(request: Message, version: str | None) -> Held:
     """What the rules will read of ``request`` when its reply comes (model.Held).
 
-    The fields the 2026-07-28 rooms read (capabilities, name, uri, cursor, retry) only for
-    a request that carried the revision's _meta (``modern``): they judge no other.
+    ``version``: what ``request_version`` says of it (None for a request of the server's). The
+    fields the 2026-07-28 rooms read (capabilities, name, uri, cursor, retry) only for a request
+    that carried the revision's _meta: they judge no other.
     """
     params, meta = request.params, request.meta
     requested = params.get("protocolVersion") if request.method == "initialize" else None
-    meta_version = meta.get(META_VERSION)
-    meta_version = sys.intern(meta_version) if type(meta_version) is str else meta_version  # one copy
     task = "task" in params
-    if not modern:
+    if version is None:
+        meta_version = meta.get(META_VERSION)
+        meta_version = sys.intern(meta_version) if type(meta_version) is str else meta_version  # one copy
         if requested is None and meta_version is None and not task:
             return NOTHING_HELD
         return Held(requested, meta_version, None, task, None, None, None, False)
     name = params.get("name")
     return Held(
         requested,
-        meta_version,
+        version,  # its _meta's protocolVersion, interned
         meta.get(META_CAPABILITIES),
         task,
         sys.intern(name) if type(name) is str else name,  # tool names repeat: one copy each

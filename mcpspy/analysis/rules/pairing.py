@@ -112,13 +112,11 @@ class Pairing:
         exchange = Exchange(message.seq, stream, request_id, method, message.t)  # by position: as Parsed
         if long_lived:
             exchange.long_lived = True
-        if stream is C2S:
-            exchange.version = request_version(message)  # its reply is held to it too
-        exchange.held = held_of(message, exchange.version is not None)
+        version = exchange.version = request_version(message) if stream is C2S else None  # its reply's too
+        exchange.held = held_of(message, version)
         message.exchange = exchange
         self._out.opened(exchange)
-        forbid_reuse = self._era.era is LEGACY  # legacy revisions: an answered id is spent
-        space = self._sent_on(stream)
+        space = self._server if stream is S2C else self._client  # _sent_on, inline: every request
         if type(request_id) in ID_TYPES or valid_id(request_id):  # valid_id, its common case inline
             first = space.pending.get(request_id)
             if first is not None:
@@ -129,7 +127,8 @@ class Pairing:
                     f"id {shown(request_id)} is already in flight ({first.method}, seq {first.request_seq})",
                 )
             else:
-                earlier = space.closed.get(request_id) if forbid_reuse else None
+                # Legacy revisions: an answered id is spent.
+                earlier = space.closed.get(request_id) if self._era.era is LEGACY else None
                 if earlier is not None:
                     self._out.find(
                         RuleId.PAIRING_ID_REUSED,
