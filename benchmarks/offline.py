@@ -16,6 +16,7 @@ import functools
 import gc
 import importlib
 import json
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -97,6 +98,7 @@ async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
     """Start the inspector headless on the capture and time it until every message is in its list."""
     from mcpspy.tui.app import InspectorApp
 
+    children_start = _children_cpu()
     start, cpu_start, ui_cpu_start = time.perf_counter(), time.process_time(), time.thread_time()
     app = InspectorApp(capture_path, live=False)
     first_rows: float | None = None
@@ -121,6 +123,8 @@ async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
         # thread (Textual, the panes, this loop); the rest is the worker's
         "cpu_seconds": cpu,
         "ui_cpu_seconds": ui_cpu,
+        # the analysis child's (a finished capture of more than a slice: tui/analysis_child.py)
+        "child_cpu_seconds": _children_cpu() - children_start,
         "mounted_seconds": mounted,  # a small capture is whole at the first look
         "first_rows_seconds": first_rows if first_rows is not None else seconds,
         "listed_seconds": listed if listed is not None else seconds,
@@ -131,8 +135,15 @@ async def _open_app(capture_path: Path, expected: int) -> dict[str, Any]:
     }
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have been reaped."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _feed_alone(capture_path: Path) -> dict[str, Any]:
-    """The app's reading side with no app: its worker's loop, stepped to the end in this thread.
+    """The app's reading side with no app: its worker's loop, stepped to the end in this thread,
+    analysing in this thread too (no child): the analysis chain the child runs, and the listing.
 
     What the app's figures are measured against: the app costs what it adds to these.
     """
@@ -141,7 +152,10 @@ def _feed_alone(capture_path: Path) -> dict[str, Any]:
 
     resume_collector = pause_collector()  # as the app does
     start, cpu_start = time.perf_counter(), time.process_time()
-    feed = CaptureFeed(capture_path, live=False)
+    try:
+        feed = CaptureFeed(capture_path, live=False, in_child=False)
+    except TypeError:  # a tree from before the analysis child
+        feed = CaptureFeed(capture_path, live=False)
     listed: float | None = None
     listed_cpu = 0.0
     messages = 0

@@ -59,6 +59,8 @@ class Reporter:
         self._recent: deque[int] = deque()
         self._once: dict[tuple[RuleId, Stream | None], Finding] = {}  # the ONCE_PER_SESSION findings so far
         self._kept: list[int] = []  # lean mode: replies kept past the recent ones while holding
+        # Every seq a finding is raised or repeated about, for a caller that asks (Analyzer.found_seqs).
+        self.found_seqs: list[int] | None = None
 
     def message(self, message: Message) -> None:
         if self.injected_lines:
@@ -111,6 +113,8 @@ class Reporter:
         A ONCE_PER_SESSION rule raises once per direction; later lines add to its tally
         and carry the same finding (no new event: it is the finding already raised).
         """
+        if self.found_seqs is not None:
+            self.found_seqs.append(seq)
         if self.injected_all or (
             self.injected_seqs and (seq in self.injected_seqs or related_seq in self.injected_seqs)
         ):

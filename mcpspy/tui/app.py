@@ -59,7 +59,7 @@ from mcpspy.tui.export import ExportRequest, render_export, write_private
 from mcpspy.tui.export_screen import ExportScreen
 from mcpspy.tui.help_screen import HelpScreen
 from mcpspy.tui.keymap import AREAS, bindings, palette_entries
-from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot
+from mcpspy.tui.loader import Batch, CaptureFeed, Snapshot, start_child
 from mcpspy.tui.panes.detail import DetailPane
 from mcpspy.tui.panes.filter_bar import FilterBar, GotoBar, SearchBar
 from mcpspy.tui.panes.findings import FindingsPane
@@ -169,9 +169,18 @@ class InspectorApp(App[None]):
         self.search_count = 0
         self._message_list: MessageList | None = None  # kept: scripts read its rows after the app exits
         self._resume_collector: Callable[[int], None] = lambda messages: None
+        # The analysis of a big finished capture starts now, in a child process, beside Textual's own
+        # start (loader.start_child); the worker takes it over.
+        self._early_child = None if all_live else start_child(path, live, slow_after)
 
     def on_unmount(self) -> None:
         self._resume_collector(0)  # closed before its backlog was analysed: the collector runs again
+        self._drop_early_child()
+
+    def _drop_early_child(self) -> None:
+        if self._early_child is not None:
+            self._early_child.close()
+            self._early_child = None
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header")
@@ -241,9 +250,12 @@ class InspectorApp(App[None]):
     @work(thread=True, exclusive=True, group="capture")
     def follow_capture(self, path: Path, live: bool, generation: int) -> None:
         worker = get_current_worker()
+        child, self._early_child = self._early_child, None  # this session's: another's drops it (_forget)
         try:
-            feed = CaptureFeed(path, live, self.slow_after, self.clock)
+            feed = CaptureFeed(path, live, self.slow_after, self.clock, child=child)
         except OSError as exc:
+            if child is not None:
+                child.close()
             self.post_message(CaptureProblem(f"cannot open {path}: {exc.strerror}", generation))
             return
         held = Batch()  # analysed, not yet posted: a big capture goes up in a few big batches
@@ -319,6 +331,7 @@ class InspectorApp(App[None]):
 
     def _forget(self) -> None:
         """Before another session (or all live) is shown: a new generation, every pane emptied."""
+        self._drop_early_child()
         self.generation += 1
         self.shown = {0: Shown(self.path, "", Snapshot(slow_after=self.slow_after))}
         self.finding_origin = {}

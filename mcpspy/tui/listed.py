@@ -11,6 +11,10 @@ it (``read_for_analysis``), so the analysis gets what the reading said and
 its findings and exchange land on the message the list shows; a line the UI
 read first (a drawn row) is parsed twice, every other once. One lock keeps
 two threads from reading into one message at once.
+
+A finished capture is analysed in a child process instead (analysis_child.py),
+whose findings and exchanges are put on the listed messages as they come,
+read or not: a line read later keeps them (``_ANALYSED``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ _READING = threading.Lock()  # one line read into its message at a time (a read 
 FIELDS = frozenset(Message.__dataclass_fields__)
 _INIT = Message.__init__  # every field set anew, by position: a message read as if made by read_line
 READ_TOGETHER = 32  # lines read under one lock, then analysed (read_for_analysis)
+# What an analysis elsewhere puts on a message (analysis_child.Mirror), as slots: kept across the read.
+_ANALYSED = tuple(Message.__dict__[name] for name in ("exchange", "findings", "injected", "method"))
 
 
 class ListedMessage(Message):
@@ -55,12 +61,32 @@ class ListedMessage(Message):
             raise AttributeError(name)
         with _READING:
             if type(self) is ListedMessage:  # not read by the other thread meanwhile
+                analysed = [(slot, value) for slot in _ANALYSED if (value := _set(slot, self)) is not _UNSET]
                 read_line(self._record(), partial(_INIT, self))  # type: ignore[arg-type]
+                for slot, value in analysed:
+                    slot.__set__(self, value)
                 self.__class__ = Message  # type: ignore[assignment]  # read: a Message now
         return getattr(self, name)
 
     def _record(self) -> LineRecord:
         return LineRecord(self.seq, self.t, self.stream, self.raw, self.terminated)
+
+
+_UNSET = object()
+
+
+def _set(slot: Any, message: Message) -> Any:
+    """A slot's value, or _UNSET."""
+    try:
+        return slot.__get__(message)
+    except AttributeError:
+        return _UNSET
+
+
+def read_now(message: Message) -> None:
+    """Read a listed message's line now, if it is not read yet (before its fields are written)."""
+    if type(message) is ListedMessage:
+        message.kind  # noqa: B018 - the read is the point
 
 
 def read_for_analysis(lines: Sequence[tuple[Message, LineRecord]]) -> list[Parsed | None]:

@@ -14,6 +14,11 @@ step that lists a backlog's last slice returns at once: the whole list goes
 up before the analysis begins). A 100,000-message capture is on screen in the
 time it takes to read its records; its latencies and findings fill in after.
 Live traffic is listed and analysed in the same step.
+
+A finished capture of more than a slice is analysed in a child process
+(analysis_child.py) while this one lists it; what the child says is put on the
+listed messages a frame at a time, and the batches carry it as they would
+the worker's own analysis.
 """
 
 from __future__ import annotations
@@ -39,12 +44,14 @@ from mcpspy.capture.header_format import epoch_of
 from mcpspy.capture.reader import CaptureReader
 from mcpspy.capture.records import LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.replay_policy import DEFAULT_SLOW_AFTER, Replay
+from mcpspy.tui.analysis_child import CHILD_AFTER, AnalysisChild, ChildFailed, Mirror
 from mcpspy.tui.listed import READ_TOGETHER, ListedMessage, read_for_analysis
 
 READ_SLICE = 1 << 20  # bytes read per step: ~5,000 small messages
 ANALYSE_SLICE = 5_000  # listed records analysed per step, once the reader is at the end of the file
 ERR = Stream.ERR
 PENDING_SHOWN = 200  # the oldest in-flight requests: the ones that matter
+CHILD_WAIT = 0.05  # seconds a step waits for the child's next frame, once everything is listed
 TIMELINE_SHOWN = 200  # the newest exchanges
 
 
@@ -98,6 +105,22 @@ class Batch:
         self.progressed = self.progressed or later.progressed
 
 
+def start_child(
+    path: Path, live: bool, slow_after: float, wanted: bool | None = None
+) -> AnalysisChild | None:
+    """The child that analyses ``path`` (analysis_child.py), if it should (``wanted``; by default a
+    capture that is not live and bigger than one slice) and can be forked."""
+    if live or wanted is False:
+        return None
+    if wanted is None:
+        try:
+            if path.stat().st_size <= CHILD_AFTER:
+                return None
+        except OSError:
+            return None  # the reader says why
+    return AnalysisChild.start(path, slow_after)
+
+
 def session_now(live: bool, started_epoch: float | None, last_t: float, clock: Callable[[], float]) -> float:
     """Seconds since the session started: by ``clock`` (the epoch's) while live, else the last line's time."""
     if live and started_epoch is not None:
@@ -117,7 +140,12 @@ class CaptureFeed:
         live: bool,
         slow_after: float = DEFAULT_SLOW_AFTER,
         clock: Callable[[], float] = time.time,
+        in_child: bool | None = None,
+        child: AnalysisChild | None = None,
     ) -> None:
+        """``in_child``: analyse in a child process (only a capture that is not live; by default, one
+        bigger than ``CHILD_AFTER``: ``start_child``), where this system can fork one. ``child``: the
+        one already started for this capture (the app starts it before Textual does)."""
         self.live = live
         self.clock = clock  # the app's: one "now" for the ages it shows and the slowness judged here
         self.reader = CaptureReader(path)
@@ -130,13 +158,25 @@ class CaptureFeed:
         self.context = ContextMeter()  # fed each tools/list exchange as it changes: its cost, once answered
         self.opened = False
         self.done = False
+        self._child = child if child is not None else start_child(path, live, slow_after, in_child)
+        self._mirror = Mirror()
+        self.mirrored = self._child is not None  # the analysis is the child's (analysis_child.py)
 
     def close(self) -> None:
         self.reader.close()
+        self.close_child()
+
+    def close_child(self) -> None:
+        """Stop the analysis child, if it runs, and reap it."""
+        if self._child is not None:
+            self._child.close()
+            self._child = None
 
     @property
     def caught_up(self) -> bool:
         """Everything the file held is listed and analysed."""
+        if self.mirrored:
+            return self.done
         return self.reader.at_end and not self._unanalysed
 
     def step(self) -> Batch:
@@ -152,11 +192,17 @@ class CaptureFeed:
             self.started_epoch = epoch_of(self.reader.header.started)
             batch.opened = self.opened = True
         self._list(records, batch)
-        if self.reader.at_end and not (backlog and records):  # a backlog's last slice goes up alone
-            self._analyse(ANALYSE_SLICE, batch)
-            if not self._unanalysed:
-                self._conclude(batch)
-        progress = (len(self._unanalysed), not self.reader.at_end)
+        if self._child is not None:
+            self._from_child(batch, wait=not records and self.reader.at_end)
+        if self.mirrored:
+            unanalysed = 0 if self.done else max(0, len(self._mirror.lines) - self._mirror.analysed)
+        else:
+            if self.reader.at_end and not (backlog and records):  # a backlog's last slice goes up alone
+                self._analyse(ANALYSE_SLICE, batch)
+                if not self._unanalysed:
+                    self._conclude(batch)
+            unanalysed = len(self._unanalysed)
+        progress = (unanalysed, not self.reader.at_end)
         batch.unanalysed, batch.reading = progress
         batch.progressed, self._progress = progress != self._progress, progress
         batch.problems.extend(self.reader.problems[self._problems_said :])
@@ -168,6 +214,7 @@ class CaptureFeed:
     def _list(self, records: list[Record], batch: Batch) -> None:
         """Every line into the list at once, and into the queue for the analysis."""
         queue, messages, listed = self._unanalysed, batch.messages, ListedMessage.of
+        first = len(messages)
         for record in records:
             if isinstance(record, LifecycleRecord):
                 queue.append(record)
@@ -179,6 +226,36 @@ class CaptureFeed:
             queue.append((message, record))
         if records:
             self.last_t = records[-1].t
+        self._mirror.lines += messages[first:]  # by index, as the child names them
+
+    def _from_child(self, batch: Batch, wait: bool) -> None:
+        """What the child has said since the last step, on the listed messages; its end, this capture's."""
+        child, mirror = self._child, self._mirror
+        assert child is not None
+        try:
+            frames = child.frames(CHILD_WAIT if wait else 0.0)
+        except ChildFailed as exc:
+            self.close_child()
+            if mirror.analysed or mirror.exchanges or mirror.findings:  # it said part: that stands
+                batch.problems.append(str(exc))
+                self._unanalysed.clear()
+                self._child_done(batch)
+            else:  # nothing was said: the worker analyses it all (its queue is whole)
+                self.mirrored = False
+            return
+        ended = child.done and self.reader.at_end
+        for taken in mirror.take_listed(frames, everything=ended):
+            batch.findings += taken.findings
+            batch.changed |= taken.changed
+        if ended:
+            self.close_child()
+            self._unanalysed.clear()
+            self._child_done(batch)
+
+    def _child_done(self, batch: Batch) -> None:
+        if self.reader.torn_bytes:
+            batch.problems.append(f"the last line ({self.reader.torn_bytes} bytes) is truncated")
+        batch.ended = self.done = True
 
     @property
     def analyzer(self) -> Analyzer:
@@ -214,9 +291,22 @@ class CaptureFeed:
         return session_now(self.live, self.started_epoch, self.last_t, self.clock)
 
     def snapshot(self) -> Snapshot:
+        name = self.reader.header.name if self.reader.header is not None else ""
+        if self.mirrored:
+            m = self._mirror
+            return Snapshot(
+                m.era,
+                m.protocol_version,
+                m.pending_count,
+                m.pending,
+                m.newest,
+                self.replay.analyzer.slow_after,
+                self.started_epoch,
+                name,
+                m.context_tokens,
+            )
         a = self.analyzer
         pending = a.pending
-        name = self.reader.header.name if self.reader.header is not None else ""
         return Snapshot(
             a.era,
             a.protocol_version,

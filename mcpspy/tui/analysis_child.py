@@ -1,0 +1,514 @@
+"""A finished capture analysed in a child process, while the app's own process lists and draws it.
+
+One Python process runs one thread at a time: with the analysis on the app's
+worker thread, Textual's start and drawing and the analysis took turns, and a
+100,000-message capture took the sum of both to be analysed. The child is
+forked (it has every module the analysis needs already), reads the same file
+with its own reader, analyses it as the worker would (the one replay policy),
+and writes back, a slice at a time, what the analysis made of each line: the
+exchanges, the findings, which line belongs to which. The app's process lists
+the lines itself (listed.py) and ``Mirror`` puts what the child says on them,
+so the list, the panes and every view read the same objects as before.
+
+What is sent is the analysis's own values (ids, methods, sentences, JSON
+values), as plain data (``marshal``), between two processes of mcpspy's: no
+code, no object the child could choose. A line is named by its index among
+the capture's lines (the order both readers read them in), never by its seq,
+which a capture may repeat.
+
+Only for a capture that is not live: the analyzer's state stays in the child,
+and a live capture keeps being analysed as lines come (loader.py, in the
+worker). If the child cannot be started the worker analyses as before; if it
+fails, what it had sent stands and the batch says why the rest is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import marshal
+import os
+import select
+import signal
+import struct
+import sys
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpspy.analysis.analyzer import read_line
+from mcpspy.analysis.catalogue import RULES
+from mcpspy.analysis.context_cost import ContextMeter
+from mcpspy.analysis.message_fields import fields_of
+from mcpspy.analysis.model import (
+    AnalysisEvent,
+    Era,
+    Exchange,
+    ExchangeState,
+    ExchangeUpdated,
+    Finding,
+    FindingRaised,
+    Kind,
+    Message,
+    Repeats,
+    Severity,
+)
+from mcpspy.analysis.rule_ids import RuleId
+from mcpspy.analysis.rules.framing import classify_line
+from mcpspy.capture.reader import CaptureReader
+from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.replay_policy import Replay
+
+CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads it all (no fork is worth it)
+READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
+SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
+HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
+PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
+REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
+PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
+_STREAMS = {stream.value: stream for stream in Stream}
+_KINDS = {kind.value: kind for kind in Kind}
+_STATES = {state.value: state for state in ExchangeState}
+_ERAS = {era.value: era for era in Era}
+
+
+# --- the child's side
+
+
+class _Reporting:
+    """What the child has told the app of the analysis's objects, and what it tells next.
+
+    The analysis loop only collects (each line's message, every event, in ``messages`` and
+    ``events``); a frame reads what they say, a slice at a time: a call a line cost a sixth
+    of the analysis.
+    """
+
+    def __init__(self, replay: Replay) -> None:
+        self.analyzer = replay.analyzer
+        self.found = self.analyzer.found_seqs()
+        self.context = ContextMeter()
+        self.messages: list[Message] = []  # every line's, by its index
+        self.events: list[AnalysisEvent] = []  # since the last frame
+        self.line_of: dict[int, int] = {}  # id(message) -> its index, made once a finding needs it
+        self.exchange_index: dict[int, int] = {}  # id(exchange) -> its index, in the order first told
+        self.finding_index: dict[int, int] = {}
+        self.exchanges_told: list[Exchange] = []  # keeps each told object alive: its id stays its own
+        self.findings_told: list[Finding] = []
+        self._framed = 0  # lines told of
+
+    def _exchange(self, exchange: Exchange, dirty: dict[int, Exchange]) -> int:
+        key = id(exchange)
+        index = self.exchange_index.get(key)
+        if index is None:
+            index = self.exchange_index[key] = len(self.exchanges_told)
+            self.exchanges_told.append(exchange)
+        dirty[key] = exchange
+        return index
+
+    def _finding(self, finding: Finding) -> int:
+        key = id(finding)
+        index = self.finding_index.get(key)
+        if index is None:
+            index = self.finding_index[key] = len(self.findings_told)
+            self.findings_told.append(finding)
+        return index
+
+    def frame(self, done: bool) -> tuple[Any, ...]:
+        """What changed since the last frame, as plain data (the app's ``Mirror.take`` reads it)."""
+        analyzer, messages = self.analyzer, self.messages
+        start, end = self._framed, len(messages)
+        self._framed = end
+        fresh = messages[start:end]
+        dirty: dict[int, Exchange] = {}
+        new: list[Finding] = []
+        for event in self.events:
+            if type(event) is ExchangeUpdated:
+                exchange = event.exchange
+                self._exchange(exchange, dirty)
+                if exchange.method == "tools/list":  # the one cost the header shows (loader.Snapshot)
+                    self.context.exchange(exchange, analyzer.message)
+            elif type(event) is FindingRaised:
+                new.append(event.finding)
+        self.events.clear()
+        findings = [_finding_row(self._finding(f), f) for f in new]
+        links: list[tuple[int, int, bool]] = []
+        touched: set[int] = set()
+        told_index = self.exchange_index.get
+        for index, message in enumerate(fresh, start):
+            linked = message.exchange
+            if linked is not None:
+                told = told_index(id(linked))  # told from its event, as a rule
+                if told is None:
+                    told = self._exchange(linked, dirty)
+                links.append((index, told, message.kind in REPLIES))
+            if message.findings or message.injected is not None:
+                touched.add(index)
+        if self.found:  # a finding raised about an older line, or repeated on a line
+            line_of = self.line_of
+            line_of.update(zip(map(id, messages[len(line_of) :]), range(len(line_of), end), strict=True))
+            for seq in self.found:
+                found = analyzer.message(seq)
+                if found is not None and id(found) in line_of:
+                    touched.add(line_of[id(found)])
+            self.found.clear()
+        lines_told = []
+        for index in sorted(touched):
+            message = messages[index]
+            for f in message.findings:  # a once-per-session finding's tally, as it stands
+                if f.repeats is not None:
+                    findings.append(_finding_row(self._finding(f), f))
+            rewritten = None
+            if _rewritten(message):  # the first line of a pretty-printed message
+                rewritten = (message.kind.value, message.payload, message.id, message.method)
+                if message.exchange is not None:
+                    links.append((index, self._exchange(message.exchange, dirty), message.kind in REPLIES))
+            lines_told.append(
+                (index, tuple(self._finding(f) for f in message.findings), message.injected, rewritten)
+            )
+        pending = [self._exchange(x, dirty) for x in analyzer.pending[:SHOWN]]
+        newest = [self._exchange(x, dirty) for x in analyzer.exchanges[-SHOWN:]]
+        exchanges = [_exchange_row(self.exchange_index[key], x) for key, x in dirty.items()]
+        cost = self.context.cost.tools
+        snapshot = (
+            analyzer.era.value,
+            analyzer.protocol_version,
+            len(analyzer.pending),
+            pending,
+            newest,
+            cost.tokens if cost.seen else None,
+        )
+        return (end, exchanges, links, findings, lines_told, snapshot, done)
+
+
+def _rewritten(message: Message) -> bool:
+    """A message the analysis made of more lines than its own (its line alone reads as no message)."""
+    if type(message) is not Message or message.kind not in PROTOCOL_KINDS or message.payload is None:
+        return False  # a LeanMessage's payload is its own line's (message_fields.let_payload_go)
+    return classify_line(message.raw, message.stream).kind not in PROTOCOL_KINDS
+
+
+def _exchange_row(index: int, x: Exchange) -> tuple[Any, ...]:
+    return (
+        index,
+        x.request_seq,
+        x.stream._value_,
+        x.id,
+        x.method,
+        x.sent_t,
+        x.reply_seq,
+        x.reply_t,
+        x.state._value_,
+        x.out_of_order,
+        x.cancel_seq,
+        x.long_lived,
+        x.version,
+    )
+
+
+def _finding_row(index: int, f: Finding) -> tuple[Any, ...]:
+    repeats = f.repeats
+    return (
+        index,
+        f.rule.id.value,
+        f.seq,
+        f.stream.value if f.stream is not None else None,
+        f.sentence,
+        f.related_seq,
+        (repeats.count, repeats.last_seq, repeats.seqs) if repeats is not None else None,
+        f.dropped_by,
+        int(f.judged) if f.judged is not None else None,
+        f.injected,
+    )
+
+
+def analyse(path: Path, slow_after: float, write: Any) -> None:
+    """The child's work: read and analyse ``path``, calling ``write`` with each frame."""
+    replay = Replay(slow_after)
+    reporting = _Reporting(replay)
+    messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
+    with CaptureReader(path) as reader:
+        while True:
+            records = reader.poll(READ_SLICE)
+            held = 0
+            while not records and reader.held_bytes > held:  # a line longer than a slice: read on
+                held = reader.held_bytes
+                records = reader.poll(READ_SLICE)
+            if not records:
+                break
+            for record in records:
+                if type(record) is LineRecord:
+                    message, parsed = read_line(record)
+                    messages.append(message)
+                    events += feed_read(message, parsed)
+                else:
+                    events += feed(record)
+            write(reporting.frame(done=False))
+        for record in reader.ending():  # a torn end, as the analysis' capture.torn-line
+            events += feed(record)
+    events += replay.conclude()
+    write(reporting.frame(done=True))
+
+
+def _child(path: Path, slow_after: float, fd: int) -> None:
+    """In the forked child: never returns, never runs the app's code, never writes but to ``fd``."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
+        gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
+        _die_with_parent()
+
+        def write(frame: tuple[Any, ...]) -> None:
+            _write_all(fd, _framed(frame))
+
+        analyse(path, slow_after, write)
+        code = 0
+    except BaseException:  # told to the app, whatever it was
+        with contextlib.suppress(BaseException):
+            _write_all(fd, _framed(("failed", traceback.format_exc(limit=-3))))
+    finally:
+        os._exit(code)
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        from mcpspy.proxy.fdio import libc_function
+
+        prctl = libc_function("prctl")
+        if prctl is not None:
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def _framed(frame: tuple[Any, ...]) -> bytes:
+    data = marshal.dumps(frame)
+    return HEADER.pack(len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# --- the app's side
+
+
+class ChildFailed(Exception):
+    """The child stopped before it said it was done; the text says why, as far as is known."""
+
+
+class AnalysisChild:
+    """The forked child, from the app's process: ``frames()`` reads what it has said."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+        self._buffer = bytearray()
+        self.done = False
+
+    @classmethod
+    def start(cls, path: Path, slow_after: float) -> AnalysisChild | None:
+        """Fork the child for ``path``; None where this system cannot fork."""
+        if not hasattr(os, "fork"):
+            return None
+        read_end, write_end = os.pipe()
+        if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return None
+        if pid == 0:
+            os.close(read_end)
+            _child(path, slow_after, write_end)
+        os.close(write_end)
+        os.set_blocking(read_end, False)
+        return cls(pid, read_end)
+
+    def frames(self, wait: float = 0.0) -> list[tuple[Any, ...]]:
+        """The frames the child has written, waiting up to ``wait`` seconds for one. Raises ChildFailed."""
+        if wait and not self._complete_frame():
+            select.select([self.fd], [], [], wait)
+        ended = False
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not data:
+                ended = True
+                break
+            self._buffer += data
+        frames = []
+        while self._complete_frame():
+            (size,) = HEADER.unpack_from(self._buffer)
+            frame = marshal.loads(self._buffer[HEADER.size : HEADER.size + size])
+            del self._buffer[: HEADER.size + size]
+            if frame[0] == "failed":
+                raise ChildFailed(f"the analysis process failed:\n{frame[1]}")
+            frames.append(frame)
+            self.done = self.done or frame[-1]
+        if ended and not self.done and not frames:
+            raise ChildFailed(f"the analysis process stopped ({self._reap()})")
+        return frames
+
+    def _complete_frame(self) -> bool:
+        if len(self._buffer) < HEADER.size:
+            return False
+        size: int = HEADER.unpack_from(self._buffer)[0]
+        return len(self._buffer) >= HEADER.size + size
+
+    def _reap(self) -> str:
+        with contextlib.suppress(ChildProcessError):
+            _, status = os.waitpid(self.pid, 0)
+            self.pid = 0
+            if os.WIFSIGNALED(status):
+                return f"signal {os.WTERMSIG(status)}"
+            return f"exit code {os.waitstatus_to_exitcode(status)}"
+        return "gone"
+
+    def close(self) -> None:
+        """Stop the child if it still runs, and reap it."""
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
+
+
+@dataclass
+class Taken:
+    """What one frame changed, for the worker's batch."""
+
+    findings: list[Finding] = field(default_factory=list)
+    changed: set[int] = field(default_factory=set)
+
+
+class Mirror:
+    """The analysis's objects as the child describes them, put on the lines the app listed."""
+
+    def __init__(self) -> None:
+        self.lines: list[Message] = []  # every line listed, by its index (the child names them so)
+        self.exchanges: list[Exchange] = []
+        self.findings: list[Finding] = []
+        self.analysed = 0
+        self.era = Era.UNKNOWN
+        self.protocol_version: str | None = None
+        self.pending_count = 0
+        self.pending: list[Exchange] = []
+        self.newest: list[Exchange] = []
+        self.context_tokens: int | None = None
+        self._waiting: deque[tuple[Any, ...]] = deque()  # frames about lines not listed here yet
+
+    def take_listed(self, frames: list[tuple[Any, ...]], everything: bool) -> list[Taken]:
+        """Take each frame once every line it names is listed here (this reader may be behind the
+        child's), or all of them (``everything``: there is nothing more to list)."""
+        waiting, listed = self._waiting, len(self.lines)
+        waiting += frames
+        taken = []
+        while waiting and (everything or waiting[0][0] <= listed):
+            taken.append(self.take(waiting.popleft()))
+        return taken
+
+    def take(self, frame: tuple[Any, ...]) -> Taken:
+        analysed, exchanges, links, findings, touched, snapshot, _ = frame
+        taken = Taken()
+        changed, lines = taken.changed, self.lines
+        for row in exchanges:
+            x = self._exchange(row)
+            changed.add(x.request_seq)
+            if x.reply_seq is not None:
+                changed.add(x.reply_seq)
+        for index, exchange, reply in links:
+            if index < len(lines):
+                message = lines[index]
+                x = message.exchange = self.exchanges[exchange]
+                if reply:
+                    message.method = x.method
+        for row in findings:
+            finding, new = self._finding(row)
+            if new:
+                taken.findings.append(finding)
+                changed.add(finding.seq)
+        for index, told, injected, rewritten in touched:
+            if index >= len(lines):
+                continue
+            message = lines[index]
+            if rewritten is not None:
+                _rewrite(message, rewritten)
+            message.findings = [self.findings[i] for i in told] if told else ()
+            message.injected = injected
+            changed.add(message.seq)
+        self.analysed = analysed
+        era, self.protocol_version, self.pending_count, pending, newest, self.context_tokens = snapshot
+        self.era = _ERAS[era]
+        self.pending = [self.exchanges[i] for i in pending]
+        self.newest = [self.exchanges[i] for i in newest]
+        return taken
+
+    def _exchange(self, row: tuple[Any, ...]) -> Exchange:
+        index, request_seq, stream, ident, method, sent_t, reply_seq, reply_t, state, *rest = row
+        out_of_order, cancel_seq, long_lived, version = rest
+        if index < len(self.exchanges):  # told before: the same object, brought up to date
+            x: Exchange = self.exchanges[index]
+            x.reply_seq, x.reply_t, x.state, x.out_of_order = reply_seq, reply_t, _STATES[state], out_of_order
+            x.cancel_seq, x.long_lived, x.version = cancel_seq, long_lived, version
+            return x
+        x = Exchange(
+            request_seq,
+            _STREAMS[stream],
+            ident,
+            method,
+            sent_t,
+            reply_seq,
+            reply_t,
+            _STATES[state],
+            out_of_order,
+            cancel_seq,
+            long_lived,
+            version,
+        )
+        self.exchanges.append(x)
+        return x
+
+    def _finding(self, row: tuple[Any, ...]) -> tuple[Finding, bool]:
+        index, rule, seq, stream, sentence, related_seq, tally, dropped_by, judged, injected = row
+        if index < len(self.findings):  # a once-per-session finding's tally, grown
+            finding = self.findings[index]
+            if finding.repeats is not None and tally is not None:
+                finding.repeats.count, finding.repeats.last_seq, finding.repeats.seqs = tally
+            return finding, False
+        repeats = None
+        if tally is not None:
+            repeats = Repeats(tally[1], False)
+            repeats.count, repeats.last_seq, repeats.seqs = tally
+        finding = Finding(
+            RULES[RuleId(rule)],
+            seq,
+            _STREAMS[stream] if stream is not None else None,
+            sentence,
+            related_seq,
+            repeats,
+            tuple(dropped_by) if dropped_by is not None else None,
+            Severity(judged) if judged is not None else None,
+            injected,
+        )
+        self.findings.append(finding)
+        return finding, True
+
+
+def _rewrite(message: Message, rewritten: tuple[Any, ...]) -> None:
+    """The first line of a pretty-printed message carries the whole message (rules/framing.py)."""
+    from mcpspy.tui.listed import read_now
+
+    read_now(message)
+    kind, payload, ident, method = rewritten
+    message.kind = _KINDS[kind]
+    message.payload = payload
+    message.params, message.meta = fields_of(message.kind, payload)
+    message.id, message.method = ident, method

@@ -1,0 +1,253 @@
+"""A finished capture analysed in a child process: the app's messages, findings and exchanges are
+the ones the worker's own analysis makes, line for line, on every fixture."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpspy.analysis.model import Exchange, Finding, Message
+from mcpspy.capture.format import encode_line
+from mcpspy.capture.header_format import encode_header
+from mcpspy.capture.reader import read_capture
+from mcpspy.capture.records import Stream
+from mcpspy.tui import loader
+from mcpspy.tui.analysis_child import AnalysisChild
+from mcpspy.tui.listed import ListedMessage
+from tests.conftest import FIXTURES
+from tests.tui.test_loader import repeated
+
+ALL_FIXTURES = sorted(FIXTURES.glob("*.jsonl"))
+
+
+def _exchange(x: Exchange | None) -> Any:
+    if x is None:
+        return None
+    return (x.request_seq, x.stream, x.id, x.method, x.sent_t, x.reply_seq, x.reply_t, x.state,
+            x.out_of_order, x.cancel_seq, x.long_lived, x.version)  # fmt: skip
+
+
+def _finding(f: Finding) -> Any:
+    repeats = (f.repeats.count, f.repeats.last_seq) if f.repeats is not None else None
+    return (
+        f.rule.id,
+        f.seq,
+        f.stream,
+        f.sentence,
+        f.related_seq,
+        repeats,
+        f.dropped_by,
+        f.judged,
+        f.injected,
+    )
+
+
+def _message(m: Message) -> Any:
+    fields = (m.seq, m.t, m.stream, m.kind, m.raw, m.terminated, m.payload, m.id, m.method, m.glued_prefix)
+    return (*fields, m.params, m.meta, _exchange(m.exchange), [_finding(f) for f in m.findings], m.injected)
+
+
+def _seen(path: Path, in_child: bool) -> dict[str, Any]:
+    feed = loader.CaptureFeed(path, live=False, in_child=in_child)
+    assert feed.mirrored is in_child  # this system forks: the child is the one asked for
+    return _drained(feed)
+
+
+def _drained(feed: loader.CaptureFeed) -> dict[str, Any]:
+    """Everything the app would be told, stepped to the end, and the messages as they stand then."""
+    messages: list[Message] = []
+    findings: list[Any] = []
+    changed: set[int] = set()
+    problems: list[str] = []
+    steps = 0
+    while not feed.done:
+        batch = feed.step()
+        messages += batch.messages
+        findings += [_finding(f) for f in batch.findings]
+        changed |= batch.changed
+        problems += batch.problems
+        steps += 1
+        assert steps < 10_000, "the feed never ended"
+    snapshot = feed.snapshot()
+    feed.close()
+    return {
+        "messages": [_message(m) for m in messages],
+        "findings": findings,
+        "changed": changed,
+        "problems": problems,
+        "snapshot": (
+            snapshot.era,
+            snapshot.protocol_version,
+            snapshot.pending_count,
+            [_exchange(x) for x in snapshot.pending],
+            [_exchange(x) for x in snapshot.exchanges],
+            snapshot.context_tokens,
+        ),
+    }
+
+
+def _same(path: Path) -> None:
+    by_thread, by_child = _seen(path, in_child=False), _seen(path, in_child=True)
+    changed_by_child = by_child.pop("changed")
+    changed_by_thread = by_thread.pop("changed")
+    assert by_child == by_thread
+    assert changed_by_thread <= changed_by_child | {m[0] for m in by_child["messages"]}
+
+
+@pytest.mark.parametrize("fixture", ALL_FIXTURES, ids=lambda p: p.stem)
+def test_every_fixture_reads_the_same_analysed_in_a_child(fixture: Path) -> None:
+    _same(fixture)
+
+
+@pytest.mark.parametrize("behind", [False, True])
+def test_a_capture_of_several_slices_reads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behind: bool
+) -> None:
+    """Several frames, told as the child writes them, or all at once while this side has listed
+    one small slice (its frames name lines not listed yet)."""
+    if behind:
+        monkeypatch.setattr(loader, "READ_SLICE", 1 << 14)
+        frames = AnalysisChild.frames
+
+        def all_at_once(child: AnalysisChild, wait: float = 0.0) -> list[Any]:
+            told = []
+            while not child.done:
+                told += frames(child, 0.05)
+            return told
+
+        monkeypatch.setattr(AnalysisChild, "frames", all_at_once)
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    assert path.stat().st_size > 1 << 20  # more than a slice: several frames
+    _same(path)
+
+
+LINES = st.lists(
+    st.tuples(
+        st.sampled_from([Stream.C2S, Stream.S2C, Stream.ERR]),
+        st.one_of(
+            st.sampled_from(
+                [
+                    b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                    b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}',
+                    b'{"jsonrpc":"2.0","id":1,"result":{}}\r',
+                    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}',
+                    b"{",
+                    b'  "jsonrpc": "2.0", "id": 2,',
+                    b'  "result": {}',
+                    b"}",
+                    b'ready {"jsonrpc":"2.0","id":3,"result":{}}',
+                ]
+            ),
+            st.binary(max_size=30),
+        ),
+        st.booleans(),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(LINES)
+def test_any_capture_reads_the_same_analysed_in_a_child(tmp_path: Path, lines: list[Any]) -> None:
+    """Stray, pretty-printed, glued, CRLF, torn and repeated lines: a child's analysis is the worker's."""
+    path = tmp_path / "any.jsonl"
+    records = [
+        encode_line(seq, seq / 10, stream, data, True) for seq, (stream, data, _) in enumerate(lines, 1)
+    ]
+    if lines and lines[-1][2]:  # the proxy stopped while writing the last record
+        records[-1] = records[-1][: len(records[-1]) // 2]
+    path.write_bytes(encode_header(read_capture(FIXTURES / "clean-modern.jsonl").header) + b"".join(records))
+    _same(path)
+
+
+def test_listed_rows_read_after_the_childs_analysis_keep_it(tmp_path: Path) -> None:
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 50, tmp_path / "some.jsonl")
+    feed = loader.CaptureFeed(path, live=False, in_child=True)
+    messages: list[Message] = []
+    while not feed.done:
+        messages += feed.step().messages
+    feed.close()
+    unread = [m for m in messages if type(m) is ListedMessage]
+    assert unread, "every row was read: nothing to check"
+    replies = [m for m in unread if m.exchange is not None and m.exchange.reply_seq == m.seq]
+    assert replies
+    for message in replies:
+        method, exchange = message.method, message.exchange
+        assert type(message) is ListedMessage  # the analysis's fields read without reading the line
+        assert message.kind.value in ("response", "error")  # now read
+        assert (message.method, message.exchange) == (method, exchange)
+
+
+def test_a_child_that_dies_before_it_says_anything_leaves_the_analysis_to_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 50, tmp_path / "some.jsonl")
+    started = AnalysisChild.start
+
+    def killed(path: Path, slow_after: float) -> AnalysisChild | None:
+        child = started(path, slow_after)
+        assert child is not None
+        os.kill(child.pid, signal.SIGKILL)
+        return child
+
+    monkeypatch.setattr(AnalysisChild, "start", killed)
+    feed = loader.CaptureFeed(path, live=False, in_child=True)
+    assert feed.mirrored
+    seen = _drained(feed)
+    assert not feed.mirrored  # the worker's
+    assert seen == _seen(path, in_child=False)
+
+
+def _children() -> list[int]:
+    """This process's children still running or unreaped (any: a test process has no other)."""
+    task = Path(f"/proc/{os.getpid()}/task")
+    found = []
+    for thread in task.iterdir():
+        children = (thread / "children").read_text().split()
+        found += [int(pid) for pid in children]
+    return found
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
+async def test_the_app_analyses_a_big_capture_in_a_child_and_leaves_none_behind(tmp_path: Path) -> None:
+    from mcpspy.tui.app import InspectorApp
+
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    before = set(_children())
+    app = InspectorApp(path, live=False)
+    started = set(_children()) - before
+    assert len(started) == 1  # forked as the app is made, before Textual starts
+    async with app.run_test(size=(120, 32)) as pilot:
+        for _ in range(400):
+            if app.loaded:
+                break
+            await pilot.pause(0.05)
+        assert app.loaded
+        replies = [m for m in app.rows if m.kind.value == "error"]
+        assert replies and all(m.exchange is not None and m.method == m.exchange.method for m in replies)
+    assert not started & set(_children())  # reaped
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
+async def test_an_app_closed_before_the_analysis_ends_stops_its_child(tmp_path: Path) -> None:
+    from mcpspy.tui.app import InspectorApp
+
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 20_000, tmp_path / "bigger.jsonl")
+    before = set(_children())
+    app = InspectorApp(path, live=False)
+    started = set(_children()) - before
+    assert len(started) == 1
+    async with app.run_test(size=(120, 32)):
+        pass  # closed at once
+    for _ in range(100):  # the worker, cancelled, closes its feed at its next step
+        if not started & set(_children()):
+            break
+        time.sleep(0.05)
+    assert not started & set(_children())
