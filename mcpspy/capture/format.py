@@ -339,21 +339,19 @@ def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
         raise CaptureFormatError(f"unreadable capture record: {exc}") from None
     # Most records: a terminated UTF-8 line, {"seq","t","stream","text"} and nothing else, read here
     # with no call (a third of a record's reading); any other shape, or a fault, as _entry says.
-    if type(obj) is dict and len(obj) == 4:
-        seq, t, stream, text = obj.get("seq"), obj.get("t"), obj.get("stream"), obj.get("text")
-        if (
-            type(seq) is int
-            and 0 <= seq <= MAX_SEQ
-            and type(t) is float
-            and 0 <= t <= MAX_T
-            and type(stream) is str
-            and stream in _STREAM_OF
-            and type(text) is str
-        ):
-            try:
-                return LineRecord(seq, t, _STREAM_OF[stream], text.encode(), True)
-            except UnicodeEncodeError:
-                pass
+    try:
+        if len(obj) == 4:  # not a dict: TypeError at the first key
+            seq, t, text, stream = obj["seq"], obj["t"], obj["text"], _STREAM_OF[obj["stream"]]
+            if (
+                type(seq) is int
+                and type(t) is float
+                and type(text) is str
+                and 0 <= seq <= MAX_SEQ
+                and 0 <= t <= MAX_T
+            ):
+                return LineRecord(seq, t, stream, text.encode(), True)
+    except (KeyError, TypeError, UnicodeEncodeError):  # a key missing, a value unhashable, a lone surrogate
+        pass
     return _entry(obj)
 
 

@@ -218,3 +218,22 @@ def test_a_record_read_on_the_fast_path_is_the_record_the_full_reading_makes(
         except CaptureFormatError as exc:
             expected = str(exc)
         assert decoded_or_refused(line) == expected
+
+
+@settings(max_examples=300)
+@given(  # each key's value: right most often, else of the wrong type or out of range
+    st.one_of(st.integers(0, 2**53), st.sampled_from([-1, 2**53 + 1, 1.0, True, None])),
+    st.one_of(st.floats(0, 1e9), st.sampled_from([-0.5, 1e9 + 1, 1e300, 0, 3, None, True])),
+    st.one_of(st.sampled_from(["c2s", "s2c", "err"]), st.sampled_from(["C2S", "", None, 1, ["c2s"]])),
+    st.one_of(st.text(), st.sampled_from([None, 1, ["x"]])),
+)
+def test_a_record_of_the_four_common_keys_is_read_as_the_full_reading_reads_it(
+    seq: Any, t: Any, stream: Any, text: Any
+) -> None:
+    """Every value of each of the four keys the fast path reads: the record, or its refusal, as _entry's."""
+    line = orjson.dumps({"seq": seq, "t": t, "stream": stream, "text": text})
+    try:
+        expected: object = _entry(orjson.loads(line))
+    except CaptureFormatError as exc:
+        expected = str(exc)
+    assert decoded_or_refused(line) == expected
