@@ -166,11 +166,10 @@ class _Reporting:
             touched.update(line_of[id(found)] for found in self.found)
             self.found.clear()
         lines_told = []
+        tallied: dict[int, Finding] = {}  # the once-per-session findings on these lines: each tally, once
         for index in sorted(touched):
             message = messages[index]
-            for f in message.findings:  # a once-per-session finding's tally, as it stands
-                if f.repeats is not None:
-                    findings.append(_finding_row(self._finding(f), f))
+            tallied.update((id(f), f) for f in message.findings if f.repeats is not None)
             rewritten = None
             if _rewritten(message):  # the first line of a pretty-printed message
                 rewritten = (message.kind.value, message.payload, message.id, message.method)
@@ -181,6 +180,7 @@ class _Reporting:
             lines_told.append(
                 (index, tuple(self._finding(f) for f in message.findings), message.injected, rewritten)
             )
+        findings += [_finding_row(self._finding(f), f) for f in tallied.values()]
         shown = analyzer.pending[:SHOWN], analyzer.exchanges[-SHOWN:]
         for exchanges in shown:
             dirty.update(zip(map(id, exchanges), exchanges, strict=True))
@@ -521,7 +521,7 @@ class Mirror:
         analysed, exchanges, by_seq, links, findings, touched, snapshot, _ = frame
         taken = Taken()
         changed, lines = taken.changed, self.lines
-        line_at = self._line_with_seq() if by_seq else {}
+        line_at = self._line_with_seq(analysed) if by_seq else {}
         for row in exchanges:
             x = self._exchange(row)
             changed.add(x.request_seq)
@@ -560,12 +560,12 @@ class Mirror:
         self.newest = [self.exchanges[i] for i in newest]
         return taken
 
-    def _line_with_seq(self) -> dict[int, Message]:
-        """Each listed line by its seq (asked only while the child says no seq repeats)."""
-        line_at, lines = self._by_seq, self.lines
-        if len(line_at) < len(lines):
-            fresh = lines[len(line_at) :]
-            line_at.update(zip(map(_SEQ, fresh), fresh, strict=True))
+    def _line_with_seq(self, end: int) -> dict[int, Message]:
+        """Each of the first ``end`` lines by its seq: only while the child says none of them repeats
+        a seq (a line listed past them may)."""
+        line_at = self._by_seq
+        fresh = self.lines[len(line_at) : end]
+        line_at.update(zip(map(_SEQ, fresh), fresh, strict=True))
         return line_at
 
     def _exchange(self, row: tuple[Any, ...]) -> Exchange:
