@@ -319,16 +319,16 @@ class Analyzer:
     def message(self, seq: int) -> Message | None:
         return self._out.by_seq.get(seq)
 
-    def found_seqs(self) -> list[int]:
-        """From now on, every seq a finding is raised or repeated about, appended to the list returned.
+    def found(self) -> list[Message]:
+        """From now on, every message a finding is attached to, appended to the list returned.
 
         For a caller that mirrors the analysis elsewhere (tui/analysis_child.py): a once-per-session
         finding is attached to each later line it stands for with no event, and a finding may be
         about a line fed long before (the first line of a pretty-printed message).
         """
-        if self._out.found_seqs is None:
-            self._out.found_seqs = []
-        return self._out.found_seqs
+        if self._out.found is None:
+            self._out.found = []
+        return self._out.found
 
     def feed(self, record: Record) -> list[AnalysisEvent]:
         if isinstance(record, LifecycleRecord):

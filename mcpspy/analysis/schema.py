@@ -396,6 +396,12 @@ _HANDED_OVER = ("enum", "minimum", "maximum", "allOf")  # rare: such a node is j
 _PLAIN_OBJECT = frozenset({"$ref", "const", "items", "maxItems", "anyOf", *_HANDED_OVER})  # none of these
 
 
+# How deep a definition's $refs are written into its function rather than called (a union of content
+# blocks and the block a value names, in a CallToolResult: two calls a block saved, 1,200 instructions);
+# deeper ones, and a definition within itself, are calls.
+INLINED_REFS = 2
+
+
 def _never(value: Any) -> bool:
     return False
 
@@ -435,6 +441,7 @@ class _Predicates:
         self._namespace: dict[str, Any] = {"K": self._constants, "C": self._closures}
         self._namespace.update({kind.__name__: kind for kind in PLAIN_TYPES.values()})
         self._ids = itertools.count()
+        self._inlined: list[str] = []  # the definitions being written inline, outermost first
 
     def function(self, name: str, fixed: Mapping[str, Any] | None) -> Fits:
         key = (name, tuple(sorted((fixed or {}).items())))
@@ -527,7 +534,12 @@ class _Predicates:
             lines.append(f"{pad}if C[{len(self._closures) - 1}]({var}) is not None: return False")
             return
         if type(ref) is str and ref in self._defs:
-            lines.append(f"{pad}if not {self._name_of(ref)}({var}): return False")
+            if ref not in self._inlined and len(self._inlined) < INLINED_REFS:
+                self._inlined.append(ref)  # written inline: a call costs 500-700 instructions
+                self._node(self._defs[ref], var, lines, depth)
+                self._inlined.pop()
+            else:
+                lines.append(f"{pad}if not {self._name_of(ref)}({var}): return False")
         if wanted is not None and not folded:
             lines.append(f"{pad}if not isinstance({var}, {PLAIN_TYPES[wanted].__name__}): return False")
         if "const" in node:

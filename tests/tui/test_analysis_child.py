@@ -141,6 +141,8 @@ LINES = st.lists(
                     b"{",
                     b'  "jsonrpc": "2.0", "id": 2,',
                     b'  "result": {}',
+                    b'  "jsonrpc": "2.0", "id": 1,',
+                    b'  "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}',
                     b"}",
                     b'ready {"jsonrpc":"2.0","id":3,"result":{}}',
                 ]
@@ -154,12 +156,16 @@ LINES = st.lists(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(LINES)
-def test_any_capture_reads_the_same_analysed_in_a_child(tmp_path: Path, lines: list[Any]) -> None:
-    """Stray, pretty-printed, glued, CRLF, torn and repeated lines: a child's analysis is the worker's."""
+@given(LINES, st.one_of(st.none(), st.lists(st.integers(1, 6), min_size=40, max_size=40)))
+def test_any_capture_reads_the_same_analysed_in_a_child(
+    tmp_path: Path, lines: list[Any], seqs: list[int] | None
+) -> None:
+    """Stray, pretty-printed, glued, CRLF, torn lines, and seqs that repeat: a child's analysis is the
+    worker's."""
     path = tmp_path / "any.jsonl"
     records = [
-        encode_line(seq, seq / 10, stream, data, True) for seq, (stream, data, _) in enumerate(lines, 1)
+        encode_line(seqs[n] if seqs else n + 1, n / 10, stream, data, True)
+        for n, (stream, data, _) in enumerate(lines)
     ]
     if lines and lines[-1][2]:  # the proxy stopped while writing the last record
         records[-1] = records[-1][: len(records[-1]) // 2]
@@ -251,3 +257,18 @@ async def test_an_app_closed_before_the_analysis_ends_stops_its_child(tmp_path: 
             break
         time.sleep(0.05)
     assert not started & set(_children())
+
+
+def test_a_pretty_printed_tools_list_reply_is_measured_as_the_worker_measures_it(tmp_path: Path) -> None:
+    lines = [
+        (Stream.C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+        (Stream.S2C, b"{"),
+        (Stream.S2C, b'  "jsonrpc": "2.0", "id": 1,'),
+        (Stream.S2C, b'  "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}'),
+        (Stream.S2C, b"}"),
+    ]
+    path = tmp_path / "pretty.jsonl"
+    records = [encode_line(n, n / 10, stream, data, True) for n, (stream, data) in enumerate(lines, 1)]
+    path.write_bytes(encode_header(read_capture(FIXTURES / "clean-modern.jsonl").header) + b"".join(records))
+    assert _seen(path, in_child=False)["snapshot"][-1] is not None  # the tokens of the tools listed
+    _same(path)

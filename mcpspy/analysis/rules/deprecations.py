@@ -18,7 +18,7 @@ from mcpspy.analysis.message_fields import (
     result_of,
     result_type_of,
 )
-from mcpspy.analysis.model import Exchange, ExchangeState, Kind, Message
+from mcpspy.analysis.model import Era, Exchange, ExchangeState, Kind, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -54,6 +54,8 @@ DEPRECATED_CAPABILITIES = ("roots", "sampling")  # SEP-2577; logging is the serv
 RETIRED = {-32002: "resource not found is -32602 now", -32042: "URL elicitation goes through MRTR now"}
 HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION = -32020, -32021, -32022
 JSONRPC_DEFINED = frozenset({-32700, -32600, -32601, -32602, -32603})
+# Hot (every client request): Enum members as module constants (speed policy: analysis/__init__.py).
+LEGACY = Era.LEGACY
 
 
 class Deprecations:
@@ -88,7 +90,7 @@ class Deprecations:
     def client_request(self, message: Message) -> None:
         """A client request that carries 2026-07-28 _meta."""
         exchange = message.exchange
-        if exchange is None or not self._era.modern_request(exchange):
+        if exchange is None or exchange.version is None or self._era.era is LEGACY:  # modern_request, inline
             return
         instead = REMOVED_REQUESTS.get(message.method or "")
         if instead is not None:

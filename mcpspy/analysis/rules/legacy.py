@@ -100,7 +100,11 @@ class EraTracker:
         A request without _meta while initialize is pending is held until the
         answer says the era (``initialize_answered``).
         """
-        self.lacks_meta = self._lacks_meta(message)
+        exchange = message.exchange
+        if exchange is not None and exchange.version is not None and self.era is not UNKNOWN:
+            self.lacks_meta = False  # _lacks_meta's common case, inline: every request
+        else:
+            self.lacks_meta = self._lacks_meta(message)
 
     def _lacks_meta(self, message: Message) -> bool:
         exchange = message.exchange

@@ -74,6 +74,8 @@ class ModernRules:
         ):
             return
         good = self._good_keys
+        if good.issuperset(meta):  # every key seen well-formed before: the usual message, in one C call
+            return
         bad = []
         for key in meta:
             if key in good:
@@ -212,10 +214,44 @@ class ModernRules:
         if exchange.request_seq in self._meta_missing:
             del self._meta_missing[exchange.request_seq]  # an exchange is answered once
             self._not_rejected(exchange, message)
-        result, version = result_of(message), exchange.version
-        if version is not None and isinstance(result, dict) and self._era.era is not LEGACY:
-            held = exchange.held
-            self._result(exchange, message, result, version, held is not None and held.retry)
+        payload, version = message.payload, exchange.version
+        result = payload.get("result") if isinstance(payload, dict) else None  # result_of, inline
+        if version is None or not isinstance(result, dict) or self._era.era is LEGACY:
+            return
+        # A 2026-07-28 result (in this method rather than one of its own: every reply comes this way).
+        method = exchange.method
+        if method != "server/discover" and self._served is None:
+            self._served = message.seq
+            self._discover_missing(message)
+        if method == "server/discover" and isinstance(result.get("supportedVersions"), list):
+            self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
+            capabilities = result.get("capabilities")
+            self._extensions = isinstance(capabilities, dict) and bool(capabilities.get("extensions"))
+        if self.supported_versions is not None and version not in self.supported_versions:
+            self._out.find(
+                RuleId.VERSION_UNLISTED,
+                message.seq,
+                message.stream,
+                f"the server answered a {version} request but lists only "
+                f"{', '.join(self.supported_versions)}",
+            )
+        result_type = result.get("resultType")
+        if result_type not in RESULT_TYPES:
+            self._result_type(exchange, message, result_type, "resultType" in result)
+        if (
+            method in CACHEABLE
+            # The answer to an MRTR retry, like the input_required before it, is not cached.
+            and not (exchange.held is not None and exchange.held.retry)
+            and result_type in (None, "complete")  # absent (or null) reads as complete
+            and not ("ttlMs" in result and "cacheScope" in result)
+        ):
+            missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
+            self._out.find(
+                RuleId.CACHE_MISSING_TTL,
+                message.seq,
+                message.stream,
+                f"the {method} result has no {missing}",
+            )
 
     def _modern(self, exchange: Exchange) -> bool:
         return exchange.version is not None and self._era.era is not LEGACY
@@ -254,41 +290,6 @@ class ModernRules:
                 message.seq,
                 message.stream,
                 "-32022 contradicts itself: " + "; ".join(problems),
-            )
-
-    def _result(
-        self, exchange: Exchange, message: Message, result: dict[str, Any], version: str, retry: bool
-    ) -> None:
-        if exchange.method != "server/discover" and self._served is None:
-            self._served = message.seq
-            self._discover_missing(message)
-        if exchange.method == "server/discover" and isinstance(result.get("supportedVersions"), list):
-            self.supported_versions = [v for v in result["supportedVersions"] if isinstance(v, str)]
-            capabilities = result.get("capabilities")
-            self._extensions = isinstance(capabilities, dict) and bool(capabilities.get("extensions"))
-        if self.supported_versions is not None and version not in self.supported_versions:
-            self._out.find(
-                RuleId.VERSION_UNLISTED,
-                message.seq,
-                message.stream,
-                f"the server answered a {version} request but lists only "
-                f"{', '.join(self.supported_versions)}",
-            )
-        result_type = result.get("resultType")
-        if result_type not in RESULT_TYPES:
-            self._result_type(exchange, message, result_type, "resultType" in result)
-        if (
-            exchange.method in CACHEABLE
-            and not retry  # the answer to an MRTR retry, like the input_required before it, is not cached
-            and result_type in (None, "complete")  # absent (or null) reads as complete
-            and not ("ttlMs" in result and "cacheScope" in result)
-        ):
-            missing = " and ".join(k for k in ("ttlMs", "cacheScope") if k not in result)
-            self._out.find(
-                RuleId.CACHE_MISSING_TTL,
-                message.seq,
-                message.stream,
-                f"the {exchange.method} result has no {missing}",
             )
 
     def _result_type(self, exchange: Exchange, message: Message, result_type: Any, present: bool) -> None:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.message_fields import result_of, result_type_of
 from mcpspy.analysis.model import Exchange, Held, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
@@ -83,14 +82,13 @@ class Mrtr:
 
     def result(self, message: Message) -> None:
         """A 2026-07-28 result whose resultType is input_required."""
+        payload = message.payload
+        result = payload.get("result") if isinstance(payload, dict) else None  # result_of, inline
+        # result_type_of, inline (absent reads as complete): every result comes this way.
+        if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            return
         exchange = message.exchange
-        result = result_of(message)
-        if (
-            not isinstance(result, dict)
-            or result_type_of(result) != "input_required"
-            or exchange is None
-            or not self._era.modern_reply(exchange)
-        ):
+        if exchange is None or not self._era.modern_reply(exchange):
             return
         method = exchange.method
         if method not in SUPPORTED:

@@ -59,10 +59,6 @@ class Pairing:
         """The id space of the requests sent on this pipe."""
         return self._server if stream is S2C else self._client
 
-    def _answered_on(self, stream: Stream) -> IdSpace:
-        """The id space of the requests a reply on this pipe is about."""
-        return self._client if stream is S2C else self._server
-
     @property
     def pending(self) -> list[Exchange]:
         """What the requesters still wait for: no reply yet, or a reply that reached them unparseable."""
@@ -164,19 +160,11 @@ class Pairing:
 
     def response(self, message: Message) -> bool:
         """Pair a response (``message.exchange``); True when it answers nothing, so no rule reads on."""
-        return self._response(message) is None
-
-    def release(self, message: Message) -> None:
-        """The reply has been judged: its request's held fields are no longer needed."""
-        if message.exchange is not None:
-            message.exchange.held = None
-
-    def _response(self, message: Message) -> Exchange | None:
         stream = message.stream
         key = message.id
         if type(key) not in ID_TYPES and not valid_id(key):  # valid_id, its common case inline
-            return None  # no id (rules/envelope.py speaks of it) or one no request can carry
-        space = self._answered_on(stream)
+            return True  # no id (rules/envelope.py speaks of it) or one no request can carry
+        space = self._client if stream is S2C else self._server  # of the requests it may answer
         exchange = space.pending.pop(key, None)
         if exchange is None:
             lost = space.lost.pop(key, None)
@@ -184,14 +172,14 @@ class Pairing:
                 self._pair(lost, message)
                 if lost.state is LOST:
                     space.lost[key] = lost
-                return lost
+                return False
             unsure = space.unsure.pop(key, None)
             if unsure is not None:  # pending at a gap, answered after it
                 space.close(key, unsure, self._recent)
                 self._pair(unsure, message)
-                return unsure
+                return False
             self._stray(message, space.closed.get(key), space)
-            return None
+            return True
         oldest = space.oldest_waiting()
         space.close(key, exchange, self._recent)
         self._pair(exchange, message)
@@ -207,7 +195,12 @@ class Pairing:
                 f"(sent at seq {oldest.request_seq})",
                 related_seq=exchange.request_seq,
             )
-        return exchange
+        return False
+
+    def release(self, message: Message) -> None:
+        """The reply has been judged: its request's held fields are no longer needed."""
+        if message.exchange is not None:
+            message.exchange.held = None
 
     def _stray(self, message: Message, closed: Exchange | None, space: IdSpace) -> None:
         if closed is None and (self._gap or space.forgotten):

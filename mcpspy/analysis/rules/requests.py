@@ -99,7 +99,7 @@ class Requests:
         exchange = message.exchange
         assert exchange is not None  # pairing opened it
         token: Any = message.meta.get("progressToken")
-        if valid_id(token):
+        if token is not None and valid_id(token):  # most requests carry none: no call then
             self._tokens.add(token)
         elif not exchange.long_lived:
             self._untimed.append(exchange)

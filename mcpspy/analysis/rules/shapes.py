@@ -12,8 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from mcpspy.analysis.message_fields import result_of
-from mcpspy.analysis.model import Message
+from mcpspy.analysis.model import Era, Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.legacy import EraTracker
@@ -44,6 +43,7 @@ MODERN = "2026-07-28"
 TASKS_REVISION = "2025-11-25"  # the one revision with task-augmented requests in the core protocol
 # Hot (every result): Enum members as module constants (speed policy: analysis/__init__.py).
 S2C = Stream.S2C
+LEGACY = Era.LEGACY
 
 
 class Shapes:
@@ -62,9 +62,12 @@ class Shapes:
         The (tool index, field) pairs of a tools/list result that rules/tool_schemas.py
         already named read as a plain object schema here, so the rest is still checked.
         """
-        named, self._tool_schemas.named = self._tool_schemas.named, NOTHING  # this reply's, if any
-        exchange = message.exchange
-        result = result_of(message)
+        tool_schemas = self._tool_schemas
+        named = tool_schemas.named  # this reply's, if any
+        if named:
+            tool_schemas.named = NOTHING
+        exchange, payload = message.exchange, message.payload
+        result = payload.get("result") if isinstance(payload, dict) else None  # result_of, inline
         if (
             self._schemas is None
             or exchange is None
@@ -75,7 +78,8 @@ class Shapes:
             return
         if named:
             result = _without_named(result, named)
-        revision = self._era.revision(exchange)
+        era = self._era
+        revision = exchange.version if era.era is not LEGACY else era.revision(exchange)  # revision's, inline
         if revision is None or (revision == TASKS_REVISION and exchange.held.task):
             return  # a task-augmented request is answered with a CreateTaskResult instead
         key = (exchange.method, exchange.stream is S2C, revision)
