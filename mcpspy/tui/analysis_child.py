@@ -68,6 +68,9 @@ CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
 SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
 HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
+# The reader's is a fifth of the analysis's work: on two cores, where the app, the analysis and the
+# reader all want one, it gives way (its records are read well ahead of the analysis all the same).
+READER_NICENESS = 10
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
@@ -163,11 +166,10 @@ class _Reporting:
             touched.update(line_of[id(found)] for found in self.found)
             self.found.clear()
         lines_told = []
+        tallied: dict[int, Finding] = {}  # the once-per-session findings on these lines: each tally, once
         for index in sorted(touched):
             message = messages[index]
-            for f in message.findings:  # a once-per-session finding's tally, as it stands
-                if f.repeats is not None:
-                    findings.append(_finding_row(self._finding(f), f))
+            tallied.update((id(f), f) for f in message.findings if f.repeats is not None)
             rewritten = None
             if _rewritten(message):  # the first line of a pretty-printed message
                 rewritten = (message.kind.value, message.payload, message.id, message.method)
@@ -178,6 +180,7 @@ class _Reporting:
             lines_told.append(
                 (index, tuple(self._finding(f) for f in message.findings), message.injected, rewritten)
             )
+        findings += [_finding_row(self._finding(f), f) for f in tallied.values()]
         shown = analyzer.pending[:SHOWN], analyzer.exchanges[-SHOWN:]
         for exchanges in shown:
             dirty.update(zip(map(id, exchanges), exchanges, strict=True))
@@ -338,6 +341,7 @@ def _reader(path: Path, fd: int) -> None:
     code = 1
     try:
         _as_child()
+        os.nice(READER_NICENESS)
         for records in read_slices(path):
             _write_all(fd, _framed(("records", [_plain(record) for record in records])))
         _write_all(fd, _framed(("end", None)))
@@ -517,7 +521,7 @@ class Mirror:
         analysed, exchanges, by_seq, links, findings, touched, snapshot, _ = frame
         taken = Taken()
         changed, lines = taken.changed, self.lines
-        line_at = self._line_with_seq() if by_seq else {}
+        line_at = self._line_with_seq(analysed) if by_seq else {}
         for row in exchanges:
             x = self._exchange(row)
             changed.add(x.request_seq)
@@ -556,12 +560,12 @@ class Mirror:
         self.newest = [self.exchanges[i] for i in newest]
         return taken
 
-    def _line_with_seq(self) -> dict[int, Message]:
-        """Each listed line by its seq (asked only while the child says no seq repeats)."""
-        line_at, lines = self._by_seq, self.lines
-        if len(line_at) < len(lines):
-            fresh = lines[len(line_at) :]
-            line_at.update(zip(map(_SEQ, fresh), fresh, strict=True))
+    def _line_with_seq(self, end: int) -> dict[int, Message]:
+        """Each of the first ``end`` lines by its seq: only while the child says none of them repeats
+        a seq (a line listed past them may)."""
+        line_at = self._by_seq
+        fresh = self.lines[len(line_at) : end]
+        line_at.update(zip(map(_SEQ, fresh), fresh, strict=True))
         return line_at
 
     def _exchange(self, row: tuple[Any, ...]) -> Exchange:
