@@ -27,7 +27,7 @@ from mcpspy.analysis.hooks import (
     Hook,
     HookKey,
 )
-from mcpspy.analysis.jsonrpc import ID_TYPES, Parsed
+from mcpspy.analysis.jsonrpc import CLEAN, ID_TYPES, Parsed
 from mcpspy.analysis.message_fields import NO_FIELDS, fields_of, let_payload_go
 from mcpspy.analysis.model import (
     AnalysisEvent,
@@ -67,6 +67,7 @@ C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
 LEGACY = Era.LEGACY
 loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
 CR = 13  # a line that ends in \\r breaks a framing rule: classify_line reads it
+CLEAN_REQUEST, CLEAN_NOTIFICATION, CLEAN_RESPONSE = CLEAN[REQUEST], CLEAN[NOTIFICATION], CLEAN[RESPONSE]
 ABSENT = object()  # read_line: no value (a line not parsed, a message with no id)
 
 
@@ -88,8 +89,9 @@ def read_line(record: LineRecord, make: Callable[..., Message] = Message) -> tup
 
     Hot (every line): a request, notification or result that breaks no rule on its own is read here
     in one pass (``classify_line``, ``classify_message`` and ``fields_of`` cost about 400 ns a
-    message more); any other line is read by them. tests/analysis/test_read_line.py holds this
-    reading == theirs.
+    message more), and what its reading says is the one Parsed of its kind (``jsonrpc.CLEAN``: no
+    problem; its fields are the message's); any other line is read by them.
+    tests/analysis/test_read_line.py holds this reading == theirs.
     """
     stream, data = record.stream, record.data
     if stream is ERR:
@@ -123,16 +125,13 @@ def read_line(record: LineRecord, make: Callable[..., Message] = Message) -> tup
             elif type(method) is str:
                 meta = params.get("_meta", NO_FIELDS)
                 if msg_id is ABSENT:
-                    kind, msg_id = NOTIFICATION, None
-                    parsed = Parsed(NOTIFICATION, [], payload, None, False, method)
+                    kind, msg_id, parsed = NOTIFICATION, None, CLEAN_NOTIFICATION
                 elif type(msg_id) in ID_TYPES and not method.startswith("notifications/"):
-                    kind = REQUEST
-                    parsed = Parsed(REQUEST, [], payload, msg_id, True, method)
+                    kind, parsed = REQUEST, CLEAN_REQUEST
             elif type(msg_id) in ID_TYPES and "method" not in payload and "error" not in payload:
                 result = payload.get("result")
                 if type(result) is dict:
-                    kind, meta = RESPONSE, result.get("_meta", NO_FIELDS)
-                    parsed = Parsed(RESPONSE, [], payload, msg_id, True)
+                    kind, meta, parsed = RESPONSE, result.get("_meta", NO_FIELDS), CLEAN_RESPONSE
     if parsed is None:  # any other line: read in full (a value parsed is not parsed again)
         if payload is ABSENT or data[-1] == CR:
             parsed = classify_line(data, stream)
@@ -314,16 +313,16 @@ class Analyzer:
     def message(self, seq: int) -> Message | None:
         return self._out.by_seq.get(seq)
 
-    def found_seqs(self) -> list[int]:
-        """From now on, every seq a finding is raised or repeated about, appended to the list returned.
+    def found(self) -> list[Message]:
+        """From now on, every message a finding is attached to, appended to the list returned.
 
         For a caller that mirrors the analysis elsewhere (tui/analysis_child.py): a once-per-session
         finding is attached to each later line it stands for with no event, and a finding may be
         about a line fed long before (the first line of a pretty-printed message).
         """
-        if self._out.found_seqs is None:
-            self._out.found_seqs = []
-        return self._out.found_seqs
+        if self._out.found is None:
+            self._out.found = []
+        return self._out.found
 
     def feed(self, record: Record) -> list[AnalysisEvent]:
         if isinstance(record, LifecycleRecord):

@@ -23,7 +23,9 @@ class Parsed:
     """A line's kind and JSON-RPC fields, and the rules it breaks on its own, in the order found.
 
     Made for every line: its fields are passed by position (keywords cost 2,000 instructions a
-    line more, in the dict the interpreter builds for them: analysis/__init__.py).
+    line more, in the dict the interpreter builds for them: analysis/__init__.py). But a message
+    that breaks no rule on its own, as ``analyzer.read_line`` reads it, is told by the one Parsed
+    of its kind (``CLEAN``), which says only that: its Message holds its fields.
     """
 
     kind: Kind
@@ -33,6 +35,11 @@ class Parsed:
     has_id: bool = False
     method: str | None = None
     glued_prefix: bytes | None = None
+
+
+NO_PROBLEMS: list[tuple[RuleId, str]] = []  # never written to
+# What read_line says of a request, notification or result that breaks no rule on its own.
+CLEAN = {kind: Parsed(kind, NO_PROBLEMS) for kind in (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE)}
 
 
 def preview(data: bytes | str, limit: int = PREVIEW) -> str:

@@ -59,8 +59,8 @@ class Reporter:
         self._recent: deque[int] = deque()
         self._once: dict[tuple[RuleId, Stream | None], Finding] = {}  # the ONCE_PER_SESSION findings so far
         self._kept: list[int] = []  # lean mode: replies kept past the recent ones while holding
-        # Every seq a finding is raised or repeated about, for a caller that asks (Analyzer.found_seqs).
-        self.found_seqs: list[int] | None = None
+        # Every message a finding is attached to, as attached, for a caller that asks (Analyzer.found).
+        self.found: list[Message] | None = None
 
     def message(self, message: Message) -> None:
         if self.injected_lines:
@@ -113,8 +113,6 @@ class Reporter:
         A ONCE_PER_SESSION rule raises once per direction; later lines add to its tally
         and carry the same finding (no new event: it is the finding already raised).
         """
-        if self.found_seqs is not None:
-            self.found_seqs.append(seq)
         if self.injected_all or (
             self.injected_seqs and (seq in self.injected_seqs or related_seq in self.injected_seqs)
         ):
@@ -128,7 +126,7 @@ class Reporter:
                     first.repeats.add(seq)
                     target = self.by_seq.get(seq)
                     if target is not None:
-                        _attach(target, first)
+                        self._attach(target, first)
                     return
                 finding = Finding(RULES[rule], seq, stream, sentence, related_seq, Repeats(seq, self.retain))
                 self._once[(rule, stream)] = finding
@@ -139,15 +137,16 @@ class Reporter:
                 self.findings.append(finding)
         target = self.by_seq.get(seq)
         if target is not None:
-            _attach(target, finding)
+            self._attach(target, finding)
         if self.listening:
             self.events.append(FindingRaised(finding))
 
-
-def _attach(message: Message, finding: Finding) -> None:
-    """Add a finding to a message's: a list of its own once it has one (model.Message.findings)."""
-    findings = message.findings
-    if isinstance(findings, list):
-        findings.append(finding)
-    else:
-        message.findings = [finding]
+    def _attach(self, message: Message, finding: Finding) -> None:
+        """Add a finding to a message's: a list of its own once it has one (model.Message.findings)."""
+        findings = message.findings
+        if isinstance(findings, list):
+            findings.append(finding)
+        else:
+            message.findings = [finding]
+        if self.found is not None:
+            self.found.append(message)

@@ -35,9 +35,11 @@ import struct
 import sys
 import traceback
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcpspy.analysis.analyzer import read_line
 from mcpspy.analysis.catalogue import RULES
@@ -59,13 +61,16 @@ from mcpspy.analysis.model import (
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.framing import classify_line
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import LineRecord, Stream
+from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
 from mcpspy.replay_policy import Replay
 
 CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads it all (no fork is worth it)
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
 SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
 HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
+# The reader's is a fifth of the analysis's work: on two cores, where the app, the analysis and the
+# reader all want one, it gives way (its records are read well ahead of the analysis all the same).
+READER_NICENESS = 10
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
@@ -73,6 +78,9 @@ _STREAMS = {stream.value: stream for stream in Stream}
 _KINDS = {kind.value: kind for kind in Kind}
 _STATES = {state.value: state for state in ExchangeState}
 _ERAS = {era.value: era for era in Era}
+_EVENTS = {event.value: event for event in Event}
+_SEQ = attrgetter("seq")
+Frame = tuple[Any, ...]  # what the analysis child writes: plain data (marshal)
 
 
 # --- the child's side
@@ -88,7 +96,7 @@ class _Reporting:
 
     def __init__(self, replay: Replay) -> None:
         self.analyzer = replay.analyzer
-        self.found = self.analyzer.found_seqs()
+        self.found = self.analyzer.found()
         self.context = ContextMeter()
         self.messages: list[Message] = []  # every line's, by its index
         self.events: list[AnalysisEvent] = []  # since the last frame
@@ -98,14 +106,20 @@ class _Reporting:
         self.exchanges_told: list[Exchange] = []  # keeps each told object alive: its id stays its own
         self.findings_told: list[Finding] = []
         self._framed = 0  # lines told of
+        self._seqs: set[int] = set()  # every line's seq
+        self.injected = False  # an injection was fed: a line may carry its fields (Reporter.message)
 
-    def _exchange(self, exchange: Exchange, dirty: dict[int, Exchange]) -> int:
+    def listed_tools(self, events: list[AnalysisEvent]) -> None:
+        for event in events:
+            if type(event) is ExchangeUpdated and event.exchange.method == "tools/list":
+                self.context.exchange(event.exchange, self.analyzer.message)
+
+    def _exchange(self, exchange: Exchange) -> int:
         key = id(exchange)
         index = self.exchange_index.get(key)
         if index is None:
             index = self.exchange_index[key] = len(self.exchanges_told)
             self.exchanges_told.append(exchange)
-        dirty[key] = exchange
         return index
 
     def _finding(self, finding: Finding) -> int:
@@ -116,71 +130,73 @@ class _Reporting:
             self.findings_told.append(finding)
         return index
 
-    def frame(self, done: bool) -> tuple[Any, ...]:
+    def frame(self, done: bool) -> Frame:
         """What changed since the last frame, as plain data (the app's ``Mirror.take`` reads it)."""
         analyzer, messages = self.analyzer, self.messages
         start, end = self._framed, len(messages)
         self._framed = end
         fresh = messages[start:end]
+        self._seqs.update(map(_SEQ, fresh))
+        # While every line's seq is its own, the app finds an exchange's lines by its seqs; else each
+        # line that belongs to one is named (a capture may repeat a seq).
+        by_seq = len(self._seqs) == end
         dirty: dict[int, Exchange] = {}
         new: list[Finding] = []
         for event in self.events:
             if type(event) is ExchangeUpdated:
                 exchange = event.exchange
-                self._exchange(exchange, dirty)
-                if exchange.method == "tools/list":  # the one cost the header shows (loader.Snapshot)
-                    self.context.exchange(exchange, analyzer.message)
+                dirty[id(exchange)] = exchange
             elif type(event) is FindingRaised:
                 new.append(event.finding)
         self.events.clear()
         findings = [_finding_row(self._finding(f), f) for f in new]
-        links: list[tuple[int, int, bool]] = []
+        linked: list[tuple[int, Exchange, bool]] = []
         touched: set[int] = set()
-        told_index = self.exchange_index.get
-        for index, message in enumerate(fresh, start):
-            linked = message.exchange
-            if linked is not None:
-                told = told_index(id(linked))  # told from its event, as a rule
-                if told is None:
-                    told = self._exchange(linked, dirty)
-                links.append((index, told, message.kind in REPLIES))
-            if message.findings or message.injected is not None:
-                touched.add(index)
-        if self.found:  # a finding raised about an older line, or repeated on a line
+        if not by_seq or self.injected:
+            for index, message in enumerate(fresh, start):
+                own = message.exchange
+                if own is not None and not by_seq:
+                    dirty[id(own)] = own
+                    linked.append((index, own, message.kind in REPLIES))
+                if message.injected is not None:
+                    touched.add(index)
+        if self.found:  # the lines findings were attached to, fresh or older
             line_of = self.line_of
             line_of.update(zip(map(id, messages[len(line_of) :]), range(len(line_of), end), strict=True))
-            for seq in self.found:
-                found = analyzer.message(seq)
-                if found is not None and id(found) in line_of:
-                    touched.add(line_of[id(found)])
+            touched.update(line_of[id(found)] for found in self.found)
             self.found.clear()
         lines_told = []
+        tallied: dict[int, Finding] = {}  # the once-per-session findings on these lines: each tally, once
         for index in sorted(touched):
             message = messages[index]
-            for f in message.findings:  # a once-per-session finding's tally, as it stands
-                if f.repeats is not None:
-                    findings.append(_finding_row(self._finding(f), f))
+            tallied.update((id(f), f) for f in message.findings if f.repeats is not None)
             rewritten = None
             if _rewritten(message):  # the first line of a pretty-printed message
                 rewritten = (message.kind.value, message.payload, message.id, message.method)
-                if message.exchange is not None:
-                    links.append((index, self._exchange(message.exchange, dirty), message.kind in REPLIES))
+            own = message.exchange
+            if own is not None:  # named whatever its seq: a lost reply's exchange is paired again later
+                dirty[id(own)] = own
+                linked.append((index, own, message.kind in REPLIES))
             lines_told.append(
                 (index, tuple(self._finding(f) for f in message.findings), message.injected, rewritten)
             )
-        pending = [self._exchange(x, dirty) for x in analyzer.pending[:SHOWN]]
-        newest = [self._exchange(x, dirty) for x in analyzer.exchanges[-SHOWN:]]
-        exchanges = [_exchange_row(self.exchange_index[key], x) for key, x in dirty.items()]
+        findings += [_finding_row(self._finding(f), f) for f in tallied.values()]
+        shown = analyzer.pending[:SHOWN], analyzer.exchanges[-SHOWN:]
+        for exchanges in shown:
+            dirty.update(zip(map(id, exchanges), exchanges, strict=True))
+        rows = [_exchange_row(self._exchange(x), x) for x in dirty.values()]
+        index_of = self.exchange_index
+        links = [(index, index_of[id(x)], reply) for index, x, reply in linked]
         cost = self.context.cost.tools
         snapshot = (
             analyzer.era.value,
             analyzer.protocol_version,
             len(analyzer.pending),
-            pending,
-            newest,
+            [index_of[id(x)] for x in shown[0]],
+            [index_of[id(x)] for x in shown[1]],
             cost.tokens if cost.seen else None,
         )
-        return (end, exchanges, links, findings, lines_told, snapshot, done)
+        return (end, rows, by_seq, links, findings, lines_told, snapshot, done)
 
 
 def _rewritten(message: Message) -> bool:
@@ -224,11 +240,8 @@ def _finding_row(index: int, f: Finding) -> tuple[Any, ...]:
     )
 
 
-def analyse(path: Path, slow_after: float, write: Any) -> None:
-    """The child's work: read and analyse ``path``, calling ``write`` with each frame."""
-    replay = Replay(slow_after)
-    reporting = _Reporting(replay)
-    messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
+def read_slices(path: Path) -> Iterator[list[Record]]:
+    """The capture's records, a slice at a time, as the worker reads them; its torn end last."""
     with CaptureReader(path) as reader:
         while True:
             records = reader.poll(READ_SLICE)
@@ -238,16 +251,35 @@ def analyse(path: Path, slow_after: float, write: Any) -> None:
                 records = reader.poll(READ_SLICE)
             if not records:
                 break
-            for record in records:
-                if type(record) is LineRecord:
-                    message, parsed = read_line(record)
-                    messages.append(message)
-                    events += feed_read(message, parsed)
-                else:
-                    events += feed(record)
-            write(reporting.frame(done=False))
-        for record in reader.ending():  # a torn end, as the analysis' capture.torn-line
-            events += feed(record)
+            yield records
+        ending = reader.ending()  # a torn end, as the analysis' capture.torn-line
+    if ending:
+        yield ending
+
+
+def analyse(
+    slices: Iterable[list[Record]], slow_after: float, write: Callable[[tuple[Any, ...]], None]
+) -> None:
+    """The child's work: analyse the records, calling ``write`` with a frame a slice, and the last."""
+    replay = Replay(slow_after)
+    reporting = _Reporting(replay)
+    messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
+    for records in slices:
+        for record in records:
+            if type(record) is LineRecord:
+                message, parsed = read_line(record)
+                messages.append(message)
+                fed = feed_read(message, parsed)
+                events += fed
+                # The one cost the header shows (loader.Snapshot), measured now: the meter reads lines by
+                # seq, as the worker does (a later line may repeat a seq). A fragment may end a reply.
+                if fed and (message.method == "tools/list" or message.kind not in PROTOCOL_KINDS):
+                    reporting.listed_tools(fed)
+            else:
+                events += feed(record)
+                if cast(LifecycleRecord, record).event is Event.INJECTED:
+                    reporting.injected = True
+        write(reporting.frame(done=False))
     events += replay.conclude()
     write(reporting.frame(done=True))
 
@@ -256,20 +288,92 @@ def _child(path: Path, slow_after: float, fd: int) -> None:
     """In the forked child: never returns, never runs the app's code, never writes but to ``fd``."""
     code = 1
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
-        gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
-        _die_with_parent()
+        _as_child()
 
         def write(frame: tuple[Any, ...]) -> None:
             _write_all(fd, _framed(frame))
 
-        analyse(path, slow_after, write)
+        analyse(_slices_read_by_a_child(path), slow_after, write)
         code = 0
     except BaseException:  # told to the app, whatever it was
         with contextlib.suppress(BaseException):
             _write_all(fd, _framed(("failed", traceback.format_exc(limit=-3))))
     finally:
         os._exit(code)
+
+
+def _as_child() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
+    gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
+    _die_with_parent()
+
+
+def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
+    """``read_slices`` run by a child of this child: reading the capture's records (a fifth of the
+    work) goes on beside the analysis, which takes them, plain, from a pipe."""
+    read_end, write_end = _pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _reader(path, write_end)
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end, "rb", buffering=PIPE_SIZE) as pipe:
+            while True:
+                head = pipe.read(HEADER.size)
+                if len(head) < HEADER.size:
+                    raise ChildFailed("the capture's reader stopped before the end")
+                kind, told = marshal.loads(pipe.read(HEADER.unpack(head)[0]))
+                if kind == "end":
+                    return
+                if kind == "failed":
+                    raise ChildFailed(f"the capture's reader failed:\n{told}")
+                yield [_record(item) for item in told]
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # gone already, unless this child failed first
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _reader(path: Path, fd: int) -> None:
+    """In the reader child: never returns."""
+    code = 1
+    try:
+        _as_child()
+        os.nice(READER_NICENESS)
+        for records in read_slices(path):
+            _write_all(fd, _framed(("records", [_plain(record) for record in records])))
+        _write_all(fd, _framed(("end", None)))
+        code = 0
+    except BaseException:  # told to the analysis, which tells the app
+        with contextlib.suppress(BaseException):
+            _write_all(fd, _framed(("failed", traceback.format_exc(limit=-3))))
+    finally:
+        os._exit(code)
+
+
+def _plain(record: Record) -> tuple[Any, ...]:
+    if type(record) is LineRecord:
+        return (record.seq, record.t, record.stream._value_, record.data, record.terminated)
+    assert isinstance(record, LifecycleRecord)
+    return (record.seq, record.t, record.event._value_, record.details)
+
+
+def _record(plain: tuple[Any, ...]) -> Record:
+    if len(plain) == 5:
+        seq, t, stream, data, terminated = plain
+        return LineRecord(seq, t, _STREAMS[stream], data, terminated)
+    seq, t, event, details = plain
+    return LifecycleRecord(seq, t, _EVENTS[event], details)
+
+
+def _pipe() -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    return read_end, write_end
 
 
 def _die_with_parent() -> None:
@@ -312,10 +416,7 @@ class AnalysisChild:
         """Fork the child for ``path``; None where this system cannot fork."""
         if not hasattr(os, "fork"):
             return None
-        read_end, write_end = os.pipe()
-        if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        read_end, write_end = _pipe()
         try:
             pid = os.fork()
         except OSError:
@@ -404,6 +505,7 @@ class Mirror:
         self.newest: list[Exchange] = []
         self.context_tokens: int | None = None
         self._waiting: deque[tuple[Any, ...]] = deque()  # frames about lines not listed here yet
+        self._by_seq: dict[int, Message] = {}
 
     def take_listed(self, frames: list[tuple[Any, ...]], everything: bool) -> list[Taken]:
         """Take each frame once every line it names is listed here (this reader may be behind the
@@ -416,14 +518,21 @@ class Mirror:
         return taken
 
     def take(self, frame: tuple[Any, ...]) -> Taken:
-        analysed, exchanges, links, findings, touched, snapshot, _ = frame
+        analysed, exchanges, by_seq, links, findings, touched, snapshot, _ = frame
         taken = Taken()
         changed, lines = taken.changed, self.lines
+        line_at = self._line_with_seq(analysed) if by_seq else {}
         for row in exchanges:
             x = self._exchange(row)
             changed.add(x.request_seq)
+            request = line_at.get(x.request_seq)  # each seq names one line (else: links)
+            if request is not None:
+                request.exchange = x
             if x.reply_seq is not None:
                 changed.add(x.reply_seq)
+                reply = line_at.get(x.reply_seq)
+                if reply is not None:
+                    reply.exchange, reply.method = x, x.method
         for index, exchange, reply in links:
             if index < len(lines):
                 message = lines[index]
@@ -450,6 +559,14 @@ class Mirror:
         self.pending = [self.exchanges[i] for i in pending]
         self.newest = [self.exchanges[i] for i in newest]
         return taken
+
+    def _line_with_seq(self, end: int) -> dict[int, Message]:
+        """Each of the first ``end`` lines by its seq: only while the child says none of them repeats
+        a seq (a line listed past them may)."""
+        line_at = self._by_seq
+        fresh = self.lines[len(line_at) : end]
+        line_at.update(zip(map(_SEQ, fresh), fresh, strict=True))
+        return line_at
 
     def _exchange(self, row: tuple[Any, ...]) -> Exchange:
         index, request_seq, stream, ident, method, sent_t, reply_seq, reply_t, state, *rest = row

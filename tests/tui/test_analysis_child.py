@@ -17,7 +17,7 @@ from mcpspy.analysis.model import Exchange, Finding, Message
 from mcpspy.capture.format import encode_line
 from mcpspy.capture.header_format import encode_header
 from mcpspy.capture.reader import read_capture
-from mcpspy.capture.records import Stream
+from mcpspy.capture.records import LineRecord, Stream
 from mcpspy.tui import loader
 from mcpspy.tui.analysis_child import AnalysisChild
 from mcpspy.tui.listed import ListedMessage
@@ -63,14 +63,14 @@ def _seen(path: Path, in_child: bool) -> dict[str, Any]:
 def _drained(feed: loader.CaptureFeed) -> dict[str, Any]:
     """Everything the app would be told, stepped to the end, and the messages as they stand then."""
     messages: list[Message] = []
-    findings: list[Any] = []
+    findings: list[Finding] = []
     changed: set[int] = set()
     problems: list[str] = []
     steps = 0
     while not feed.done:
         batch = feed.step()
         messages += batch.messages
-        findings += [_finding(f) for f in batch.findings]
+        findings += batch.findings
         changed |= batch.changed
         problems += batch.problems
         steps += 1
@@ -79,7 +79,7 @@ def _drained(feed: loader.CaptureFeed) -> dict[str, Any]:
     feed.close()
     return {
         "messages": [_message(m) for m in messages],
-        "findings": findings,
+        "findings": [_finding(f) for f in findings],  # as they stand at the end (a tally grows)
         "changed": changed,
         "problems": problems,
         "snapshot": (
@@ -141,6 +141,8 @@ LINES = st.lists(
                     b"{",
                     b'  "jsonrpc": "2.0", "id": 2,',
                     b'  "result": {}',
+                    b'  "jsonrpc": "2.0", "id": 1,',
+                    b'  "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}',
                     b"}",
                     b'ready {"jsonrpc":"2.0","id":3,"result":{}}',
                 ]
@@ -154,12 +156,16 @@ LINES = st.lists(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(LINES)
-def test_any_capture_reads_the_same_analysed_in_a_child(tmp_path: Path, lines: list[Any]) -> None:
-    """Stray, pretty-printed, glued, CRLF, torn and repeated lines: a child's analysis is the worker's."""
+@given(LINES, st.one_of(st.none(), st.lists(st.integers(1, 6), min_size=40, max_size=40)))
+def test_any_capture_reads_the_same_analysed_in_a_child(
+    tmp_path: Path, lines: list[Any], seqs: list[int] | None
+) -> None:
+    """Stray, pretty-printed, glued, CRLF, torn lines, and seqs that repeat: a child's analysis is the
+    worker's."""
     path = tmp_path / "any.jsonl"
     records = [
-        encode_line(seq, seq / 10, stream, data, True) for seq, (stream, data, _) in enumerate(lines, 1)
+        encode_line(seqs[n] if seqs else n + 1, n / 10, stream, data, True)
+        for n, (stream, data, _) in enumerate(lines)
     ]
     if lines and lines[-1][2]:  # the proxy stopped while writing the last record
         records[-1] = records[-1][: len(records[-1]) // 2]
@@ -251,3 +257,54 @@ async def test_an_app_closed_before_the_analysis_ends_stops_its_child(tmp_path: 
             break
         time.sleep(0.05)
     assert not started & set(_children())
+
+
+def test_a_pretty_printed_tools_list_reply_is_measured_as_the_worker_measures_it(tmp_path: Path) -> None:
+    lines = [
+        (Stream.C2S, b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'),
+        (Stream.S2C, b"{"),
+        (Stream.S2C, b'  "jsonrpc": "2.0", "id": 1,'),
+        (Stream.S2C, b'  "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}'),
+        (Stream.S2C, b"}"),
+    ]
+    path = tmp_path / "pretty.jsonl"
+    records = [encode_line(n, n / 10, stream, data, True) for n, (stream, data) in enumerate(lines, 1)]
+    path.write_bytes(encode_header(read_capture(FIXTURES / "clean-modern.jsonl").header) + b"".join(records))
+    assert _seen(path, in_child=False)["snapshot"][-1] is not None  # the tokens of the tools listed
+    _same(path)
+
+
+def test_frames_taken_after_everything_is_listed_name_no_later_line_by_seq(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line past a frame's lines that repeats an earlier seq: the frame's exchanges stay on their own
+    lines, though this side has listed the repeat before it takes the frame."""
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    first = read_capture(path).records[0]
+    assert isinstance(first, LineRecord)
+    with path.open("ab") as out:  # the first request's seq again, on the capture's last line
+        out.write(encode_line(first.seq, 999.0, first.stream, first.data, True))
+    listed_all: list[loader.CaptureFeed] = []
+    frames = AnalysisChild.frames
+
+    def once_all_is_listed(child: AnalysisChild, wait: float = 0.0) -> list[Any]:
+        return frames(child, wait) if listed_all and listed_all[0].reader.at_end else []
+
+    monkeypatch.setattr(AnalysisChild, "frames", once_all_is_listed)
+    feed = loader.CaptureFeed(path, live=False, in_child=True)
+    listed_all.append(feed)
+    by_child = _drained(feed)
+    monkeypatch.undo()
+    by_thread = _seen(path, in_child=False)
+    by_child.pop("changed"), by_thread.pop("changed")
+    assert by_child == by_thread
+
+
+def test_a_once_per_session_finding_on_every_line_is_told_once_a_frame(tmp_path: Path) -> None:
+    """stdout.crlf on each of thousands of lines, over several frames: one finding, its tally whole."""
+    path = repeated(FIXTURES / "stdout-crlf.jsonl", 2_000, tmp_path / "crlf.jsonl")
+    assert path.stat().st_size > 1 << 20
+    _same(path)
+    seen = _seen(path, in_child=True)
+    crlf = [f for f in seen["findings"] if f[0].value == "stdout.crlf"]
+    assert len(crlf) == 1 and crlf[0][5][0] == 2_000  # one finding, standing for each such line
