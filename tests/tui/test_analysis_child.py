@@ -238,7 +238,16 @@ async def test_the_app_analyses_a_big_capture_in_a_child_and_leaves_none_behind(
         assert app.loaded
         replies = [m for m in app.rows if m.kind.value == "error"]
         assert replies and all(m.exchange is not None and m.method == m.exchange.method for m in replies)
-    assert not started & set(_children())  # reaped
+    _gone(started)
+
+
+def _gone(children: set[int]) -> None:
+    """Reaped, soon: a child is reaped by a thread of its own once it has let its memory go."""
+    for _ in range(100):
+        if not children & set(_children()):
+            return
+        time.sleep(0.05)
+    assert not children & set(_children())
 
 
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
@@ -251,12 +260,8 @@ async def test_an_app_closed_before_the_analysis_ends_stops_its_child(tmp_path: 
     started = set(_children()) - before
     assert len(started) == 1
     async with app.run_test(size=(120, 32)):
-        pass  # closed at once
-    for _ in range(100):  # the worker, cancelled, closes its feed at its next step
-        if not started & set(_children()):
-            break
-        time.sleep(0.05)
-    assert not started & set(_children())
+        pass  # closed at once: the worker, cancelled, closes its feed at its next step
+    _gone(started)
 
 
 def test_a_pretty_printed_tools_list_reply_is_measured_as_the_worker_measures_it(tmp_path: Path) -> None:
