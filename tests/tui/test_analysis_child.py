@@ -313,3 +313,30 @@ def test_a_once_per_session_finding_on_every_line_is_told_once_a_frame(tmp_path:
     seen = _seen(path, in_child=True)
     crlf = [f for f in seen["findings"] if f[0].value == "stdout.crlf"]
     assert len(crlf) == 1 and crlf[0][5][0] == 2_000  # one finding, standing for each such line
+
+
+def test_the_child_runs_none_of_the_apps_signal_handlers(tmp_path: Path) -> None:
+    """A resize (SIGWINCH) reaches the terminal's whole process group: the child must not run the
+    handler the app installed (Textual's), nor stop for it."""
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    ran_in = tmp_path / "ran-in"
+
+    def handler(signum: int, frame: object) -> None:
+        with ran_in.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+
+    previous = signal.signal(signal.SIGWINCH, handler)
+    try:
+        child = AnalysisChild.start(path, 30.0)
+        assert child is not None
+        for _ in range(5):
+            os.kill(child.pid, signal.SIGWINCH)
+            time.sleep(0.01)
+        frames: list[Any] = []
+        while not child.done:
+            frames += child.frames(0.05)
+        child.close()
+    finally:
+        signal.signal(signal.SIGWINCH, previous)
+    assert frames[-1][-1]  # analysed to the end
+    assert not ran_in.exists()  # only the child was signalled: the handler never ran
