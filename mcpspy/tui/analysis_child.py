@@ -69,6 +69,7 @@ CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
 SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
 HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
+CHILD_NICENESS = 0  # how much the children give way to the app (os.nice)
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
@@ -113,20 +114,10 @@ class _Reporting:
                 self.context.exchange(event.exchange, self.analyzer.message)
 
     def _exchange(self, exchange: Exchange) -> int:
-        key = id(exchange)
-        index = self.exchange_index.get(key)
-        if index is None:
-            index = self.exchange_index[key] = len(self.exchanges_told)
-            self.exchanges_told.append(exchange)
-        return index
+        return _told(exchange, self.exchange_index, self.exchanges_told)
 
     def _finding(self, finding: Finding) -> int:
-        key = id(finding)
-        index = self.finding_index.get(key)
-        if index is None:
-            index = self.finding_index[key] = len(self.findings_told)
-            self.findings_told.append(finding)
-        return index
+        return _told(finding, self.finding_index, self.findings_told)
 
     def frame(self, done: bool) -> Frame:
         """What changed since the last frame, as plain data (the app's ``Mirror.take`` reads it)."""
@@ -195,6 +186,16 @@ class _Reporting:
             cost.tokens if cost.seen else None,
         )
         return (end, rows, by_seq, links, findings, lines_told, snapshot, done)
+
+
+def _told(thing: Any, index_of: dict[int, int], told: list[Any]) -> int:
+    """Its index among the objects told of, in the order first told (a new one's is the next)."""
+    key = id(thing)
+    index = index_of.get(key)
+    if index is None:
+        index = index_of[key] = len(told)
+        told.append(thing)
+    return index
 
 
 def _rewritten(message: Message) -> bool:
@@ -312,6 +313,8 @@ def _as_child() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
     gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
     _die_with_parent()
+    if CHILD_NICENESS:
+        os.nice(CHILD_NICENESS)
 
 
 def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
@@ -414,6 +417,7 @@ class AnalysisChild:
     def __init__(self, pid: int, fd: int) -> None:
         self.pid, self.fd = pid, fd
         self._buffer = bytearray()
+        self._failed: str | None = None  # what it said of its failure, once its frames before are taken
         self.done = False
 
     @classmethod
@@ -449,16 +453,21 @@ class AnalysisChild:
                 ended = True
                 break
             self._buffer += data
-        frames = []
-        while self._complete_frame():
+        frames: list[Frame] = []
+        while self._failed is None and self._complete_frame():
             (size,) = HEADER.unpack_from(self._buffer)
             frame = marshal.loads(self._buffer[HEADER.size : HEADER.size + size])
             del self._buffer[: HEADER.size + size]
             if frame[0] == "failed":
-                raise ChildFailed(f"the analysis process failed:\n{frame[1]}")
-            frames.append(frame)
-            self.done = self.done or frame[-1]
-        if ended and not self.done and not frames:
+                self._failed = f"the analysis process failed:\n{frame[1]}"
+            else:
+                frames.append(frame)
+                self.done = self.done or frame[-1]
+        if frames:  # what it said before it failed or stopped is taken first
+            return frames
+        if self._failed is not None:
+            raise ChildFailed(self._failed)
+        if ended and not self.done:
             raise ChildFailed(f"the analysis process stopped ({self._reap()})")
         return frames
 

@@ -18,7 +18,7 @@ from mcpspy.capture.format import encode_line
 from mcpspy.capture.header_format import encode_header
 from mcpspy.capture.reader import read_capture
 from mcpspy.capture.records import LineRecord, Stream
-from mcpspy.tui import loader
+from mcpspy.tui import analysis_child, loader
 from mcpspy.tui.analysis_child import AnalysisChild
 from mcpspy.tui.listed import ListedMessage
 from tests.conftest import FIXTURES
@@ -195,20 +195,34 @@ def test_a_child_that_dies_before_it_says_anything_leaves_the_analysis_to_the_wo
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 50, tmp_path / "some.jsonl")
-    started = AnalysisChild.start
-
-    def killed(path: Path, slow_after: float) -> AnalysisChild | None:
-        child = started(path, slow_after)
-        assert child is not None
-        os.kill(child.pid, signal.SIGKILL)
-        return child
-
-    monkeypatch.setattr(AnalysisChild, "start", killed)
+    monkeypatch.setattr(analysis_child, "_child", lambda *_: os.kill(os.getpid(), signal.SIGKILL))
     feed = loader.CaptureFeed(path, live=False, in_child=True)
     assert feed.mirrored
     seen = _drained(feed)
     assert not feed.mirrored  # the worker's
     assert seen == _seen(path, in_child=False)
+
+
+def test_a_child_that_fails_after_it_said_part_says_why_and_what_it_said_stands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    analyse = analysis_child.analyse
+
+    def fails_after_one_frame(slices: Any, slow_after: float, write: Any) -> None:
+        def once(frame: Any) -> None:
+            write(frame)  # taken first, whenever the app reads the failure
+            raise RuntimeError("the analysis broke")
+
+        analyse(slices, slow_after, once)
+
+    monkeypatch.setattr(analysis_child, "analyse", fails_after_one_frame)
+    feed = loader.CaptureFeed(path, live=False, in_child=True)
+    seen = _drained(feed)
+    assert feed.done and feed.mirrored
+    assert len(seen["problems"]) == 1 and "the analysis broke" in seen["problems"][0]
+    analysed = [m for m in seen["messages"] if m[12] is not None]  # with an exchange
+    assert 0 < len(analysed) < len(seen["messages"]) / 2  # the first frame's lines, not the rest
 
 
 def _children() -> list[int]:
@@ -223,13 +237,10 @@ def _children() -> list[int]:
 
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
 async def test_the_app_analyses_a_big_capture_in_a_child_and_leaves_none_behind(tmp_path: Path) -> None:
-    from mcpspy.tui.app import InspectorApp
 
-    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
-    before = set(_children())
-    app = InspectorApp(path, live=False)
-    started = set(_children()) - before
-    assert len(started) == 1  # forked as the app is made, before Textual starts
+    app, started = _app_forking(
+        repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    )
     async with app.run_test(size=(120, 32)) as pilot:
         for _ in range(400):
             if app.loaded:
@@ -239,6 +250,17 @@ async def test_the_app_analyses_a_big_capture_in_a_child_and_leaves_none_behind(
         replies = [m for m in app.rows if m.kind.value == "error"]
         assert replies and all(m.exchange is not None and m.method == m.exchange.method for m in replies)
     _gone(started)
+
+
+def _app_forking(path: Path) -> tuple[Any, set[int]]:
+    """The app for a big finished capture, and the one child it forks as it is made (before Textual)."""
+    from mcpspy.tui.app import InspectorApp
+
+    before = set(_children())
+    app = InspectorApp(path, live=False)
+    started = set(_children()) - before
+    assert len(started) == 1
+    return app, started
 
 
 def _gone(children: set[int]) -> None:
@@ -252,13 +274,10 @@ def _gone(children: set[int]) -> None:
 
 @pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
 async def test_an_app_closed_before_the_analysis_ends_stops_its_child(tmp_path: Path) -> None:
-    from mcpspy.tui.app import InspectorApp
 
-    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 20_000, tmp_path / "bigger.jsonl")
-    before = set(_children())
-    app = InspectorApp(path, live=False)
-    started = set(_children()) - before
-    assert len(started) == 1
+    app, started = _app_forking(
+        repeated(FIXTURES / "lesson-missing-meta.jsonl", 20_000, tmp_path / "more.jsonl")
+    )
     async with app.run_test(size=(120, 32)):
         pass  # closed at once: the worker, cancelled, closes its feed at its next step
     _gone(started)
