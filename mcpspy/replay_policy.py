@@ -89,9 +89,9 @@ class Replay:
         t, analyzer = message.t, self.analyzer
         if t > self.last_t:  # _advance, inline: every line of a viewer's backlog comes this way
             self.last_t = t
-        events = analyzer.check_pending(self.last_t)
-        events += analyzer.feed_read(message, parsed)
-        return events
+        slow = analyzer.check_pending(self.last_t)
+        events = analyzer.feed_read(message, parsed)
+        return slow + events if slow else events
 
     def tick(self, t: float) -> list[AnalysisEvent]:
         """A live view's clock: flag what has become slow since the last record."""

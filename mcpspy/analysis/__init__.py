@@ -46,16 +46,17 @@ is hot, but code is written plainly unless a measurement says otherwise
 - schema.py writes each result definition as a Python predicate too (its
   docstring says why and how it is held to the closures' verdict).
 - rules/pairing.py tests an id's common type inline before ``valid_id``.
-- A call saved on the path of every line, request or reply, where a Python call costs 300-700
+- A call saved on the path of every line, request or reply, where a Python call costs 300-800
   instructions (callgrind), each marked "inline" where it is: ``Replay.feed_read`` does
-  ``_advance``'s work, ``Analyzer.feed_read`` walks the rows itself (no ``_protocol``) and
-  BEFORE_EVERY_MESSAGE heads each row; ``Pairing.request`` and ``Pairing.response`` pick their id
-  space themselves (``response`` is ``_response``); ``result_of`` in the result hooks of
-  rules/modern.py, mrtr.py and shapes.py (modern's ``_result`` folded into ``result``); the common
-  case of ``EraTracker._lacks_meta``, ``modern_request`` and ``revision``; schema.py writes a
-  definition's ``$ref``s two deep into its predicate. With ``held_of`` reading the version
-  ``request_version`` read and ``meta_keys`` asking ``issuperset`` first: 47,100 instructions a
-  message before, 42,400 after (the 20k TUI capture through ``Replay.feed_read``).
+  ``_advance``'s work, ``Analyzer.feed_read`` walks the rows itself (no ``_protocol``);
+  ``Pairing.request`` and ``Pairing.response`` pick their id space themselves (``response`` is
+  ``_response``); ``result_of`` in the result hooks of rules/modern.py, mrtr.py and shapes.py
+  (modern's ``_result`` folded into ``result``); the common case of ``EraTracker._lacks_meta``,
+  ``modern_request`` and ``revision``; schema.py writes a definition's ``$ref``s two deep into its
+  predicate. With ``held_of`` reading the version ``request_version`` read, ``meta_keys`` asking
+  ``issuperset`` first, and no hook before every message (rules/lifecycle.py asks pairing whether
+  the client asked and the server replied): 47,100 instructions a message before, 41,200 after
+  (the 20k TUI capture through ``Replay.feed_read``).
 - ``analyzer.read_line`` reads a request, notification or result that breaks no rule on its own in
   one pass, every other line through ``classify_line``, ``classify_message`` and ``fields_of``:
   390 ns a message of 2,950 (tests/analysis/test_read_line.py holds the two readings equal). What

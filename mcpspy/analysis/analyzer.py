@@ -20,7 +20,6 @@ import orjson
 
 from mcpspy.analysis.hooks import (
     AFTER_EVERY_MESSAGE,
-    BEFORE_EVERY_MESSAGE,
     HOOKS,
     MODERN_ONLY,
     REPLIES,
@@ -239,26 +238,21 @@ class Analyzer:
                 for family, method in (n.split(".") for n in names if not (legacy and n in MODERN_ONLY))
             )
 
-        def rows(table: dict[HookKey, list[str]], legacy: bool, before: list[str]) -> Rows:
+        def rows(table: dict[HookKey, list[str]], legacy: bool) -> Rows:
             # Keyed by the members' values: a str keeps its hash, an Enum member's hash is a Python call.
             nested: Rows = {}
             for key, names in sorted(table.items(), key=lambda item: len(item[0])):  # each pipe's row first
                 kind, stream, *method = _by_value(key)
                 by_pipe = nested.setdefault(kind, {})
                 if method:
-                    by_pipe[stream][1][method[0]] = hooks([*before, *names], legacy)
+                    by_pipe[stream][1][method[0]] = hooks(names, legacy)
                 else:
-                    by_pipe[stream] = (hooks([*before, *names], legacy), {})
+                    by_pipe[stream] = (hooks(names, legacy), {})
             return nested
 
-        # BEFORE_EVERY_MESSAGE heads each row a message starts with (one loop a message, not two).
-        self._rows = (rows(HOOKS, False, BEFORE_EVERY_MESSAGE), rows(REPLIES, False, []))
-        self._legacy_rows = (rows(HOOKS, True, BEFORE_EVERY_MESSAGE), rows(REPLIES, True, []))
-        self._unread = {
-            _by_value(key): hooks([*BEFORE_EVERY_MESSAGE, *names]) for key, names in UNREAD.items()
-        }
-        # What an unread message of a kind with no UNREAD row (a notification) gets alone.
-        self._before = hooks(BEFORE_EVERY_MESSAGE)
+        self._rows = (rows(HOOKS, False), rows(REPLIES, False))
+        self._legacy_rows = (rows(HOOKS, True), rows(REPLIES, True))
+        self._unread = {_by_value(key): hooks(names) for key, names in UNREAD.items()}
         self._after = hooks(AFTER_EVERY_MESSAGE)
         self.lifecycle: list[LifecycleSeen] = []  # every process event, in order (exports place them)
         self._finished = False
@@ -350,8 +344,8 @@ class Analyzer:
         """A line that ``read_line`` has read already (a viewer lists lines before analysing them).
 
         The line is framed (rules/framing.py); the JSON-RPC message it completes goes to the families
-        in the order of its row of ``HOOKS`` (BEFORE_EVERY_MESSAGE's first), written here rather than
-        in a method of its own: every line comes this way (speed policy, analysis/__init__.py).
+        in the order of its row of ``HOOKS``, walked here rather than in a method of its own: every
+        line comes this way (speed policy, analysis/__init__.py).
         """
         out = self._out
         out.events = []
@@ -366,7 +360,7 @@ class Analyzer:
                 self._watched_since = carried.t  # check_pending watches it from now on
             kind_value, stream = kind._value_, carried.stream._value_
             if carried.payload is None:  # an oversized line, read from its ends (rules/framing.py)
-                for hook in self._unread.get((kind_value, stream), self._before):
+                for hook in self._unread.get((kind_value, stream), ()):
                     hook(carried)
             else:
                 hooks, replies = self._legacy_rows if self._era.era is LEGACY else self._rows

@@ -175,9 +175,7 @@ MODERN_ONLY = frozenset(
         "modern.client_response",
     }
 )
-# Around every row: before, what the process's life learns; after, the _meta key names (an
-# initialize result has set the revision by then).
-BEFORE_EVERY_MESSAGE = ["lifecycle.protocol"]
+# After every row: the _meta key names (an initialize result has set the revision by then).
 AFTER_EVERY_MESSAGE = ["modern.meta_keys"]
 # A message over the size parsed whole has no payload to judge (rules/framing.py): it is paired only.
 UNREAD: dict[HookKey, list[str]] = {

@@ -33,6 +33,8 @@ class IdSpace:
     # Lean mode: ``closed`` in closing order, so that only the most recent are kept.
     closed_order: deque[tuple[IdKey, Exchange]] = field(default_factory=deque)
     forgotten: int = 0  # lean mode: the oldest pending requests set aside as unknown past the bound
+    sent: bool = False  # a request was sent (rules/lifecycle.py judges a failed start by these two)
+    replied: bool = False  # a reply came about these requests, whatever its id
 
     def close(self, key: IdKey, exchange: Exchange, recent: int | None) -> None:
         """Remember an answered or cancelled request; with ``recent``, only the last that many."""

@@ -33,6 +33,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -68,9 +69,6 @@ CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
 SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
 HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
-# The reader's is a fifth of the analysis's work: on two cores, where the app, the analysis and the
-# reader all want one, it gives way (its records are read well ahead of the analysis all the same).
-READER_NICENESS = 10
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
@@ -303,6 +301,14 @@ def _child(path: Path, slow_after: float, fd: int) -> None:
 
 
 def _as_child() -> None:
+    """A forked child's start: none of the app's signal handlers (a resize would run Textual's), no
+    wake-up fd (the app's event loop's), ^C left to the app, no collector, dead with its parent."""
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
+    for number in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
     gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
     _die_with_parent()
@@ -341,7 +347,6 @@ def _reader(path: Path, fd: int) -> None:
     code = 1
     try:
         _as_child()
-        os.nice(READER_NICENESS)
         for records in read_slices(path):
             _write_all(fd, _framed(("records", [_plain(record) for record in records])))
         _write_all(fd, _framed(("end", None)))
@@ -473,13 +478,23 @@ class AnalysisChild:
         return "gone"
 
     def close(self) -> None:
-        """Stop the child if it still runs, and reap it."""
+        """Stop the child if it still runs, and reap it: now if it is gone, else by a thread of its own
+        (a process that held a capture's analysis takes tens of milliseconds to let its memory go)."""
         with contextlib.suppress(OSError):
             os.close(self.fd)
-        if self.pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            self._reap()
+        pid, self.pid = self.pid, 0
+        if not pid:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                threading.Thread(target=_reap, args=(pid,), name="mcpspy-reap-analysis", daemon=True).start()
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 @dataclass

@@ -31,6 +31,7 @@ MULTILINE_MAX_LINES = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a longer line, or group of lines, is not parsed whole
 INVALID_UTF8 = (RuleId.STDOUT_INVALID_UTF8, RuleId.STDIN_INVALID_UTF8)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
+PROTOCOL_KIND_VALUES = frozenset(kind.value for kind in PROTOCOL_KINDS)  # hot: every line (Framing.line)
 
 
 def pipe_twin(stream: Stream, on_stdout: RuleId, on_stdin: RuleId) -> RuleId:
@@ -231,7 +232,9 @@ class Framing:
                 stream,
                 "the stream ended in the middle of this line, with no newline",
             )
-        if parsed.kind not in PROTOCOL_KINDS:
+        if (
+            parsed.kind._value_ not in PROTOCOL_KIND_VALUES
+        ):  # a str's hash is kept, an Enum member's is a call
             return None
         if parsed.glued_prefix is not None:
             self._glued(message, parsed)

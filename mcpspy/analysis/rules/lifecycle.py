@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections import deque
 
 from mcpspy.analysis.jsonrpc import shown
-from mcpspy.analysis.model import Kind, Message
+from mcpspy.analysis.model import Message
 from mcpspy.analysis.reporter import Reporter
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.pairing import Pairing
 from mcpspy.capture.records import Event, LifecycleRecord, Stream
 from mcpspy.terminal import visible_bytes
 
-REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
-REQUEST, S2C = Kind.REQUEST, Stream.S2C
 STDERR_SHOWN = 3  # the last stderr lines a failed start quotes
 STDERR_WIDTH = 160  # characters of each
 
@@ -24,17 +22,9 @@ class Lifecycle:
         self._pairing = pairing  # a server that exits gives up the requests it was sent
         self._stdin_closed = False
         self._command: object = None  # as the proxy recorded it when it started the server
-        # What a failed start is judged and told with, learnt as lines pass (lean mode keeps no history).
-        self._replied = False  # the server answered a request
-        self._asked = False  # the client sent a request
+        # What a failed start is told with, learnt as lines pass (lean mode keeps no history); it is
+        # judged by whether the client asked and the server replied, which pairing keeps.
         self._stderr: deque[bytes] = deque(maxlen=STDERR_SHOWN)
-
-    def protocol(self, message: Message) -> None:
-        if message.stream is S2C:
-            if message.kind in REPLIES:
-                self._replied = True
-        elif message.kind is REQUEST:
-            self._asked = True
 
     def stderr(self, message: Message) -> None:
         self._stderr.append(message.raw)
@@ -79,10 +69,10 @@ class Lifecycle:
         details = record.details
         never_started = "error" in details  # what the proxy records when it cannot start the command
         if not never_started:
-            if self._replied:
+            if self._pairing.server_replied:
                 return False
             # The client left first: a clean exit, or no request, is no failure.
-            if self._stdin_closed and (not self._asked or details.get("code") == 0):
+            if self._stdin_closed and (not self._pairing.client_asked or details.get("code") == 0):
                 return False
         how = f"never started: {details['error']}" if never_started else "exited before its first reply"
         code = (

@@ -75,6 +75,16 @@ class Pairing:
         """Whether a reply to ``exchange`` would still pair with it."""
         return valid_id(exchange.id) and self._sent_on(exchange.stream).pending.get(exchange.id) is exchange
 
+    @property
+    def client_asked(self) -> bool:
+        """The client sent a request."""
+        return self._client.sent
+
+    @property
+    def server_replied(self) -> bool:
+        """The server sent a reply (to whatever id)."""
+        return self._client.replied
+
     def in_flight(self, stream: Stream) -> list[Exchange]:
         return [e for e in self._sent_on(stream).pending.values() if not e.long_lived]
 
@@ -113,6 +123,7 @@ class Pairing:
         message.exchange = exchange
         self._out.opened(exchange)
         space = self._server if stream is S2C else self._client  # _sent_on, inline: every request
+        space.sent = True
         if type(request_id) in ID_TYPES or valid_id(request_id):  # valid_id, its common case inline
             first = space.pending.get(request_id)
             if first is not None:
@@ -161,10 +172,11 @@ class Pairing:
     def response(self, message: Message) -> bool:
         """Pair a response (``message.exchange``); True when it answers nothing, so no rule reads on."""
         stream = message.stream
+        space = self._client if stream is S2C else self._server  # of the requests it may answer
+        space.replied = True
         key = message.id
         if type(key) not in ID_TYPES and not valid_id(key):  # valid_id, its common case inline
             return True  # no id (rules/envelope.py speaks of it) or one no request can carry
-        space = self._client if stream is S2C else self._server  # of the requests it may answer
         exchange = space.pending.pop(key, None)
         if exchange is None:
             lost = space.lost.pop(key, None)
