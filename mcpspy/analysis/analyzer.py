@@ -66,7 +66,7 @@ ERROR = Kind.ERROR_RESPONSE
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
 LEGACY = Era.LEGACY
 loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-CR = 13  # a line that ends in \\r breaks a framing rule: classify_line reads it
+CR = 13  # a line that ends in a carriage return breaks a framing rule: classify_line reads it
 CLEAN_REQUEST, CLEAN_NOTIFICATION, CLEAN_RESPONSE = CLEAN[REQUEST], CLEAN[NOTIFICATION], CLEAN[RESPONSE]
 ABSENT = object()  # read_line: no value (a line not parsed, a message with no id)
 

@@ -301,6 +301,14 @@ def _child(path: Path, slow_after: float, fd: int) -> None:
 
 
 def _as_child() -> None:
+    """A forked child's start: none of the app's signal handlers (a resize would run Textual's), no
+    wake-up fd (the app's event loop's), ^C left to the app, no collector, dead with its parent."""
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
+    for number in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
     gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
     _die_with_parent()

@@ -428,6 +428,8 @@ class InspectorApp(App[None]):
         if not self.unanalysed and not self.reading:
             self._resume_collector(len(messages.all_messages) + len(new))
         messages.add(new, changed)
+        if new and self.unanalysed:  # a backlog listed: its index made while its analysis goes on
+            self.call_after_refresh(messages.index_messages)
         if detail.message is not None:  # its session's changes
             detail.changed(changed.get(messages.key(detail.message)[0], ()))
         detail.show(messages.current)  # now, so that it is drawn in the same frame as the list

@@ -313,3 +313,57 @@ def test_a_once_per_session_finding_on_every_line_is_told_once_a_frame(tmp_path:
     seen = _seen(path, in_child=True)
     crlf = [f for f in seen["findings"] if f[0].value == "stdout.crlf"]
     assert len(crlf) == 1 and crlf[0][5][0] == 2_000  # one finding, standing for each such line
+
+
+def test_the_child_runs_none_of_the_apps_signal_handlers(tmp_path: Path) -> None:
+    """A resize (SIGWINCH) reaches the terminal's whole process group: the child must not run the
+    handler the app installed (Textual's), nor stop for it."""
+    path = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    ran_in = tmp_path / "ran-in"
+
+    def handler(signum: int, frame: object) -> None:
+        with ran_in.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+
+    previous = signal.signal(signal.SIGWINCH, handler)
+    try:
+        child = AnalysisChild.start(path, 30.0)
+        assert child is not None
+        for _ in range(5):
+            os.kill(child.pid, signal.SIGWINCH)
+            time.sleep(0.01)
+        frames: list[Any] = []
+        while not child.done:
+            frames += child.frames(0.05)
+        child.close()
+    finally:
+        signal.signal(signal.SIGWINCH, previous)
+    assert frames[-1][-1]  # analysed to the end
+    assert not ran_in.exists()  # only the child was signalled: the handler never ran
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task").exists(), reason="Linux's /proc")
+async def test_another_finished_capture_opened_in_the_app_is_analysed_in_a_child_its_worker_forks(
+    tmp_path: Path,
+) -> None:
+    """Forked from the worker thread while Textual runs: the same analysis, and nothing left behind."""
+    from mcpspy.tui.app import InspectorApp
+
+    first = repeated(FIXTURES / "clean-modern.jsonl", 2, tmp_path / "small.jsonl")
+    second = repeated(FIXTURES / "lesson-missing-meta.jsonl", 3_000, tmp_path / "big.jsonl")
+    before = set(_children())
+    app = InspectorApp(first, live=False)
+    assert not set(_children()) - before  # small: analysed by the worker
+    async with app.run_test(size=(120, 32)) as pilot:
+        app.open_session(second, live=False)
+        forked: set[int] = set()
+        for _ in range(400):
+            forked |= set(_children()) - before
+            if app.loaded:
+                break
+            await pilot.pause(0.02)
+        assert app.loaded and forked
+        by_thread = _seen(second, in_child=False)
+        shown = [_message(m) for m in app.message_list.all_messages]
+        assert shown == by_thread["messages"]
+    _gone(forked)

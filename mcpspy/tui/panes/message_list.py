@@ -168,6 +168,11 @@ class MessageList(RowList[Message]):
         messages = self.all_messages
         return self._message_of.get(key, messages, messages, self.origin_of)
 
+    def index_messages(self) -> None:
+        """Index every message listed by its key now (the first row drawn with a reply's subject would)."""
+        messages = self.all_messages
+        self._message_of.get((0, -1), messages, messages, self.origin_of)
+
     def subject(self, message: Message) -> str | None:
         """What a call names (tools/call's tool, ...): a reply shows its request's.
 
