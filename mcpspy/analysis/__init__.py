@@ -75,6 +75,8 @@ Choices of shape made for speed, not idioms: a message's params and _meta are
 read once, as its line is read (``Message.params``, ``Message.meta``); a
 message's findings are one shared empty tuple until its first; a caller that
 reads no events makes none (``Analyzer(events=False)``, as ``replay_records``
-does); ``check_pending`` looks no further when nothing it watches can be due.
+does), and one that has each line already makes no MessageSeen (``seen=False``: 1,700
+instructions a message of 40,300); ``check_pending`` looks no further when nothing it
+watches can be due.
 Nothing else trades clarity for speed.
 """

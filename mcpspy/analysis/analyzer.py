@@ -66,7 +66,7 @@ ERROR = Kind.ERROR_RESPONSE
 C2S, S2C, ERR = Stream.C2S, Stream.S2C, Stream.ERR
 LEGACY = Era.LEGACY
 loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-CR = 13  # a line that ends in \\r breaks a framing rule: classify_line reads it
+CR = 13  # a line that ends in a carriage return breaks a framing rule: classify_line reads it
 CLEAN_REQUEST, CLEAN_NOTIFICATION, CLEAN_RESPONSE = CLEAN[REQUEST], CLEAN[NOTIFICATION], CLEAN[RESPONSE]
 ABSENT = object()  # read_line: no value (a line not parsed, a message with no id)
 
@@ -188,6 +188,8 @@ class Analyzer:
 
     ``events=False``: for a caller that reads the analysis's state, never what each call
     returns (a capture replayed whole): no event is made, every call returns an empty list.
+    ``seen=False``: no MessageSeen, for a caller that has each line already (it fed them: the
+    TUI's analysis child); a MessageSeen a line is a tenth of the analysis's instructions.
     """
 
     def __init__(
@@ -197,12 +199,13 @@ class Analyzer:
         schemas: ResultSchemas | None = None,
         clients: Sequence[ClientRules] | None = None,
         events: bool = True,
+        seen: bool = True,
     ) -> None:
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
         bound = None if retain else PENDING_BOUND
-        self._out = out = Reporter(retain, events)
+        self._out = out = Reporter(retain, events, seen)
         self._framing = Framing(out)
         self._era = era = EraTracker(out, bound)
         self._pairing = pairing = Pairing(out, era, recent, bound)
