@@ -63,16 +63,18 @@ class Replay:
         retain: bool = True,
         clients: Sequence[ClientRules] | None = None,
         events: bool = True,
+        seen: bool = True,
     ) -> None:
         """``retain=False``: the lean analysis of the proxy's ``--log``, with no history (analyzer.py).
 
         ``clients``: the client profiles that judge the server; by default the ones this process
         chose with ``--clients`` (every profile unless it chose). ``events=False``: the caller
         reads ``analyzer``'s state only; each call returns an empty list (Analyzer's ``events``).
+        ``seen=False``: no MessageSeen among them (Analyzer's ``seen``).
         """
         if clients is None:
             clients = chosen_rules()
-        self.analyzer = Analyzer(slow_after, retain, result_schemas(), clients, events)
+        self.analyzer = Analyzer(slow_after, retain, result_schemas(), clients, events, seen)
         self.last_t = 0.0
         self.stopped = False
         self.concluded = False

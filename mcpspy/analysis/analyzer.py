@@ -188,6 +188,8 @@ class Analyzer:
 
     ``events=False``: for a caller that reads the analysis's state, never what each call
     returns (a capture replayed whole): no event is made, every call returns an empty list.
+    ``seen=False``: no MessageSeen, for a caller that has each line already (it fed them: the
+    TUI's analysis child); a MessageSeen a line is a tenth of the analysis's instructions.
     """
 
     def __init__(
@@ -197,12 +199,13 @@ class Analyzer:
         schemas: ResultSchemas | None = None,
         clients: Sequence[ClientRules] | None = None,
         events: bool = True,
+        seen: bool = True,
     ) -> None:
         self.slow_after = slow_after
         self.retain = retain
         recent = None if retain else RECENT_EXCHANGES
         bound = None if retain else PENDING_BOUND
-        self._out = out = Reporter(retain, events)
+        self._out = out = Reporter(retain, events, seen)
         self._framing = Framing(out)
         self._era = era = EraTracker(out, bound)
         self._pairing = pairing = Pairing(out, era, recent, bound)
@@ -375,6 +378,7 @@ class Analyzer:
                         row, by_method = replies[kind_value][stream]
                         for hook in by_method.get(exchange.method, row) if by_method else row:
                             hook(carried)
+                        exchange.held = None  # judged: Pairing.release, inline (hooks.py's REPLIES)
                 for hook in self._after:
                     hook(carried)
         if self.retain:

@@ -38,9 +38,10 @@ class Reporter:
     judged by of its request is kept on the request's Exchange (model.Held).
     """
 
-    def __init__(self, retain: bool = True, events: bool = True) -> None:
+    def __init__(self, retain: bool = True, events: bool = True, seen: bool = True) -> None:
         self.retain = retain
         self.listening = events  # False: a caller that reads none; no event is made
+        self.seeing = events and seen  # False: no MessageSeen (a caller that has each line already)
         self.messages: list[Message] = []
         self.exchanges: list[Exchange] = []  # every request's, in sending order (none when lean)
         self.findings: list[Finding] = []
@@ -83,7 +84,7 @@ class Reporter:
                     self._kept.append(seq)
                 else:
                     by_seq.pop(seq, None)
-        if self.listening:
+        if self.seeing:
             self.events.append(MessageSeen(message))
 
     def holding(self, hold: bool) -> None:

@@ -193,7 +193,10 @@ class Pairing:
             self._stray(message, space.closed.get(key), space)
             return True
         oldest = space.oldest_waiting()
-        space.close(key, exchange, self._recent)
+        if self._recent is None:
+            space.closed[key] = exchange  # close's, inline: every reply of a retained analysis
+        else:
+            space.close(key, exchange, self._recent)
         self._pair(exchange, message)
         if exchange.state is LOST:
             space.lost[key] = exchange
