@@ -213,7 +213,8 @@ class Pairing:
         return False
 
     def release(self, message: Message) -> None:
-        """The reply has been judged: its request's held fields are no longer needed."""
+        """An unread reply has been paired: its request's held fields are no longer needed (the
+        analyzer does the same after a paired reply's row: hooks.py's REPLIES)."""
         if message.exchange is not None:
             message.exchange.held = None
 
