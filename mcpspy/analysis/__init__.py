@@ -52,11 +52,13 @@ is hot, but code is written plainly unless a measurement says otherwise
   ``Pairing.request`` and ``Pairing.response`` pick their id space themselves (``response`` is
   ``_response``); ``result_of`` in the result hooks of rules/modern.py, mrtr.py and shapes.py
   (modern's ``_result`` folded into ``result``); the common case of ``EraTracker._lacks_meta``,
-  ``modern_request`` and ``revision``; schema.py writes a definition's ``$ref``s two deep into its
-  predicate. With ``held_of`` reading the version ``request_version`` read, ``meta_keys`` asking
-  ``issuperset`` first, and no hook before every message (rules/lifecycle.py asks pairing whether
-  the client asked and the server replied): 47,100 instructions a message before, 41,200 after
-  (the 20k TUI capture through ``Replay.feed_read``).
+  ``modern_request`` and ``revision``, and of ``IdSpace.close`` (a retained analysis); the analyzer
+  lets a paired reply's Held go after its row (``Pairing.release``'s work: hooks.py's REPLIES);
+  schema.py writes a definition's ``$ref``s two deep into its predicate. With ``held_of`` reading
+  the version ``request_version`` read, ``meta_keys`` asking ``issuperset`` first, and no hook
+  before every message (rules/lifecycle.py asks pairing whether the client asked and the server
+  replied): 47,100 instructions a message before, 39,800 after (the 20k TUI capture through
+  ``Replay.feed_read``).
 - ``analyzer.read_line`` reads a request, notification or result that breaks no rule on its own in
   one pass, every other line through ``classify_line``, ``classify_message`` and ``fields_of``:
   390 ns a message of 2,950 (tests/analysis/test_read_line.py holds the two readings equal). What

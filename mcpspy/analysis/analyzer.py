@@ -378,6 +378,7 @@ class Analyzer:
                         row, by_method = replies[kind_value][stream]
                         for hook in by_method.get(exchange.method, row) if by_method else row:
                             hook(carried)
+                        exchange.held = None  # judged: Pairing.release, inline (hooks.py's REPLIES)
                 for hook in self._after:
                     hook(carried)
         if self.retain:

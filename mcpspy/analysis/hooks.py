@@ -89,17 +89,18 @@ HOOKS: dict[HookKey, list[str]] = {
     (ERROR, C2S): ["modern.client_response", "envelope.idless_error", "pairing.response"],
 }
 # A reply that paired goes on by the method of the request it answers, with the hooks that judge
-# that method's replies (a hook that would return at once for it is left out of its row).
+# that method's replies (a hook that would return at once for it is left out of its row). After its
+# row the analyzer lets its request's Held go (what Pairing.release does for an unread reply): no
+# hook reads it later.
 _RESULT = ["modern.result", "mrtr.result"]  # a result to any client request but initialize
-_CACHEABLE = [*_RESULT, "caching.result", "shapes.result", "pairing.release"]
+_CACHEABLE = [*_RESULT, "caching.result", "shapes.result"]
 REPLIES: dict[HookKey, list[str]] = {
-    (RESPONSE, S2C): [*_RESULT, "shapes.result", "pairing.release"],
+    (RESPONSE, S2C): [*_RESULT, "shapes.result"],
     (RESPONSE, S2C, "initialize"): [
         "era.initialize_answered",
         "modern.initialize_answered",
         "capabilities.learn_server",
         "shapes.result",
-        "pairing.release",
     ],
     (RESPONSE, S2C, "server/discover"): [
         "modern.result",
@@ -108,28 +109,24 @@ REPLIES: dict[HookKey, list[str]] = {
         "mrtr.result",
         "caching.result",
         "shapes.result",
-        "pairing.release",
     ],
     (RESPONSE, S2C, "subscriptions/listen"): [
         "modern.result",
         "subscriptions.answered",
         "mrtr.result",
-        "pairing.release",
     ],
     (RESPONSE, S2C, "resources/read"): [
         *_RESULT,
         "caching.result",
         "deprecations.read_result",
         "shapes.result",
-        "pairing.release",
     ],
-    (RESPONSE, S2C, "ping"): [*_RESULT, "modern.ping_result", "shapes.result", "pairing.release"],
+    (RESPONSE, S2C, "ping"): [*_RESULT, "modern.ping_result", "shapes.result"],
     (RESPONSE, S2C, "tools/list"): [
         *_RESULT,
         "caching.result",
         "tool_schemas.result",
         "shapes.result",
-        "pairing.release",
     ],
     (RESPONSE, S2C, "prompts/list"): _CACHEABLE,
     (RESPONSE, S2C, "resources/list"): _CACHEABLE,
@@ -144,12 +141,11 @@ REPLIES: dict[HookKey, list[str]] = {
         "deprecations.discover_answered",
         "deprecations.error",
         "caching.error",
-        "pairing.release",
     ],
-    (RESPONSE, C2S): ["shapes.result", "pairing.release"],  # the client answering the server
-    (RESPONSE, C2S, "ping"): ["modern.ping_result", "shapes.result", "pairing.release"],
-    (RESPONSE, C2S, "tools/list"): ["tool_schemas.result", "shapes.result", "pairing.release"],
-    (ERROR, C2S): ["pairing.release"],
+    (RESPONSE, C2S): ["shapes.result"],  # the client answering the server
+    (RESPONSE, C2S, "ping"): ["modern.ping_result", "shapes.result"],
+    (RESPONSE, C2S, "tools/list"): ["tool_schemas.result", "shapes.result"],
+    (ERROR, C2S): [],  # judged by nothing but its pairing
 }
 # The hooks that judge 2026-07-28 traffic alone (each asks the EraTracker first): a legacy process
 # (an answered initialize made it so, and it never changes back) is judged by the rows without them.

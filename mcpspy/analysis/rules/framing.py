@@ -232,9 +232,8 @@ class Framing:
                 stream,
                 "the stream ended in the middle of this line, with no newline",
             )
-        if (
-            parsed.kind._value_ not in PROTOCOL_KIND_VALUES
-        ):  # a str's hash is kept, an Enum member's is a call
+        # By its value: a str keeps its hash, an Enum member's hash is a Python call.
+        if parsed.kind._value_ not in PROTOCOL_KIND_VALUES:
             return None
         if parsed.glued_prefix is not None:
             self._glued(message, parsed)

@@ -193,7 +193,10 @@ class Pairing:
             self._stray(message, space.closed.get(key), space)
             return True
         oldest = space.oldest_waiting()
-        space.close(key, exchange, self._recent)
+        if self._recent is None:
+            space.closed[key] = exchange  # close's, inline: every reply of a retained analysis
+        else:
+            space.close(key, exchange, self._recent)
         self._pair(exchange, message)
         if exchange.state is LOST:
             space.lost[key] = exchange
@@ -210,7 +213,8 @@ class Pairing:
         return False
 
     def release(self, message: Message) -> None:
-        """The reply has been judged: its request's held fields are no longer needed."""
+        """An unread reply has been paired: its request's held fields are no longer needed (the
+        analyzer does the same after a paired reply's row: hooks.py's REPLIES)."""
         if message.exchange is not None:
             message.exchange.held = None
 
