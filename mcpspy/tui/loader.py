@@ -195,7 +195,10 @@ class CaptureFeed:
         if self._child is not None:
             self._from_child(batch, wait=not records and self.reader.at_end)
         if self.mirrored:
-            unanalysed = 0 if self.done else max(0, len(self._mirror.lines) - self._mirror.analysed)
+            if self._child is None and not self.done and self.reader.at_end:  # it failed: the list is whole
+                self._child_done(batch)
+            running = self._child is not None
+            unanalysed = max(0, len(self._mirror.lines) - self._mirror.analysed) if running else 0
         else:
             if self.reader.at_end and not (backlog and records):  # a backlog's last slice goes up alone
                 self._analyse(ANALYSE_SLICE, batch)
@@ -237,9 +240,8 @@ class CaptureFeed:
         except ChildFailed as exc:
             self.close_child()
             if mirror.analysed or mirror.exchanges or mirror.findings:  # it said part: that stands
-                batch.problems.append(str(exc))
+                batch.problems.append(str(exc))  # and the rest is listed, unanalysed
                 self._unanalysed.clear()
-                self._child_done(batch)
             else:  # nothing was said: the worker analyses it all (its queue is whole)
                 self.mirrored = False
             return

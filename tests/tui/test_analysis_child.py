@@ -221,6 +221,7 @@ def test_a_child_that_fails_after_it_said_part_says_why_and_what_it_said_stands(
     seen = _drained(feed)
     assert feed.done and feed.mirrored
     assert len(seen["problems"]) == 1 and "the analysis broke" in seen["problems"][0]
+    assert len(seen["messages"]) == len(_seen(path, in_child=False)["messages"])  # every line listed
     analysed = [m for m in seen["messages"] if m[12] is not None]  # with an exchange
     assert 0 < len(analysed) < len(seen["messages"]) / 2  # the first frame's lines, not the rest
 
