@@ -260,7 +260,7 @@ def analyse(
     slices: Iterable[list[Record]], slow_after: float, write: Callable[[tuple[Any, ...]], None]
 ) -> None:
     """The child's work: analyse the records, calling ``write`` with a frame a slice, and the last."""
-    replay = Replay(slow_after)
+    replay = Replay(slow_after, seen=False)  # the app has every line: no MessageSeen
     reporting = _Reporting(replay)
     messages, events, feed_read, feed = reporting.messages, reporting.events, replay.feed_read, replay.feed
     for records in slices:
@@ -283,11 +283,11 @@ def analyse(
     write(reporting.frame(done=True))
 
 
-def _child(path: Path, slow_after: float, fd: int) -> None:
+def _child(path: Path, slow_after: float, fd: int, held: set[int | signal.Signals]) -> None:
     """In the forked child: never returns, never runs the app's code, never writes but to ``fd``."""
     code = 1
     try:
-        _as_child()
+        _as_child(held)
 
         def write(frame: tuple[Any, ...]) -> None:
             _write_all(fd, _framed(frame))
@@ -301,7 +301,21 @@ def _child(path: Path, slow_after: float, fd: int) -> None:
         os._exit(code)
 
 
-def _as_child() -> None:
+def _fork() -> tuple[int, set[int | signal.Signals]]:
+    """fork(2), every signal held back until the child has dropped the app's handlers (``_as_child``,
+    given the mask to restore): a signal that came first would run one of them in the child."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    if pid:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pid, held
+
+
+def _as_child(held: set[int | signal.Signals]) -> None:
     """A forked child's start: none of the app's signal handlers (a resize would run Textual's), no
     wake-up fd (the app's event loop's), ^C left to the app, no collector, dead with its parent."""
     with contextlib.suppress(ValueError):
@@ -311,6 +325,7 @@ def _as_child() -> None:
             if callable(signal.getsignal(number)):
                 signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to take
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
     gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
     _die_with_parent()
     if CHILD_NICENESS:
@@ -321,10 +336,10 @@ def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
     """``read_slices`` run by a child of this child: reading the capture's records (a fifth of the
     work) goes on beside the analysis, which takes them, plain, from a pipe."""
     read_end, write_end = _pipe()
-    pid = os.fork()
+    pid, held = _fork()
     if pid == 0:
         os.close(read_end)
-        _reader(path, write_end)
+        _reader(path, write_end, held)
     os.close(write_end)
     try:
         with os.fdopen(read_end, "rb", buffering=PIPE_SIZE) as pipe:
@@ -345,11 +360,11 @@ def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
             os.waitpid(pid, 0)
 
 
-def _reader(path: Path, fd: int) -> None:
+def _reader(path: Path, fd: int, held: set[int | signal.Signals]) -> None:
     """In the reader child: never returns."""
     code = 1
     try:
-        _as_child()
+        _as_child(held)
         for records in read_slices(path):
             _write_all(fd, _framed(("records", [_plain(record) for record in records])))
         _write_all(fd, _framed(("end", None)))
@@ -427,14 +442,14 @@ class AnalysisChild:
             return None
         read_end, write_end = _pipe()
         try:
-            pid = os.fork()
+            pid, held = _fork()
         except OSError:
             os.close(read_end)
             os.close(write_end)
             return None
         if pid == 0:
             os.close(read_end)
-            _child(path, slow_after, write_end)
+            _child(path, slow_after, write_end, held)
         os.close(write_end)
         os.set_blocking(read_end, False)
         return cls(pid, read_end)
