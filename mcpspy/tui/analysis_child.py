@@ -69,7 +69,6 @@ CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
 SHOWN = 200  # the pending and the newest exchanges a snapshot names (as loader.py's)
 HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
-CHILD_NICENESS = 0  # how much the children give way to the app (os.nice)
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
@@ -328,8 +327,6 @@ def _as_child(held: set[int | signal.Signals]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, held)
     gc.disable()  # as the app runs its analysis (replay_policy.pause_collector): it exits soon
     _die_with_parent()
-    if CHILD_NICENESS:
-        os.nice(CHILD_NICENESS)
 
 
 def _slices_read_by_a_child(path: Path) -> Iterator[list[Record]]:
