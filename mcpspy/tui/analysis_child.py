@@ -3,12 +3,14 @@
 One Python process runs one thread at a time: with the analysis on the app's
 worker thread, Textual's start and drawing and the analysis took turns, and a
 100,000-message capture took the sum of both to be analysed. The child is
-forked (it has every module the analysis needs already), reads the same file
-with its own reader, analyses it as the worker would (the one replay policy),
-and writes back, a slice at a time, what the analysis made of each line: the
-exchanges, the findings, which line belongs to which. The app's process lists
-the lines itself (listed.py) and ``Mirror`` puts what the child says on them,
-so the list, the panes and every view read the same objects as before.
+forked (it has every module the analysis needs already) and forks a reader of
+its own, which reads the same file's records and hands them over, plain,
+through a pipe; the child analyses them as the worker would (the one replay
+policy) and writes back, a slice at a time, what the analysis made of each
+line: the exchanges, the findings, which line belongs to which. The app's
+process lists the lines itself (listed.py) and ``Mirror`` puts what the child
+says on them, so the list, the panes and every view read the same objects as
+before.
 
 What is sent is the analysis's own values (ids, methods, sentences, JSON
 values), as plain data (``marshal``), between two processes of mcpspy's: no

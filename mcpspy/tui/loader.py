@@ -229,7 +229,8 @@ class CaptureFeed:
             queue.append((message, record))
         if records:
             self.last_t = records[-1].t
-        self._mirror.lines += messages[first:]  # by index, as the child names them
+        if self.mirrored:
+            self._mirror.lines += messages[first:]  # by index, as the child names them
 
     def _from_child(self, batch: Batch, wait: bool) -> None:
         """What the child has said since the last step, on the listed messages; its end, this capture's."""
