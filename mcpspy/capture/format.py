@@ -65,6 +65,7 @@ from mcpspy.capture.header_format import (  # the header's encoding, kept apart:
     encode_header,
 )
 from mcpspy.capture.records import (
+    STREAM_OF,
     Event,
     LifecycleRecord,
     LineBatch,
@@ -320,9 +321,6 @@ def encode_recorded(
             yield encode_lifecycle(item)
 
 
-_STREAM_OF = {stream.value: stream for stream in Stream}
-
-
 @dataclass(frozen=True, slots=True)
 class StreamedEnd:
     """The record that ends a streamed line: its last bytes, and how many parts went before."""
@@ -341,7 +339,7 @@ def decode_entry(line: bytes) -> Record | LinePart | StreamedEnd:
     # with no call (a third of a record's reading); any other shape, or a fault, as _entry says.
     try:
         if len(obj) == 4:  # not a dict: TypeError at the first key
-            seq, t, text, stream = obj["seq"], obj["t"], obj["text"], _STREAM_OF[obj["stream"]]
+            seq, t, text, stream = obj["seq"], obj["t"], obj["text"], STREAM_OF[obj["stream"]]
             if (
                 type(seq) is int
                 and type(t) is float
@@ -363,7 +361,7 @@ def _entry(obj: Any) -> Record | LinePart | StreamedEnd:
             index = obj["part"]
             if type(index) is not int or index < 1:
                 raise ValueError(f"part is {index!r}")
-            return LinePart(_STREAM_OF[obj["stream"]], _time_of(obj["t"]), index, data)
+            return LinePart(STREAM_OF[obj["stream"]], _time_of(obj["t"]), index, data)
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CaptureFormatError(f"unreadable capture record: {exc}") from None
     record = _record(obj)
@@ -409,7 +407,7 @@ def _record(obj: Any) -> Record:
             event = Event(obj["event"])
             details = {k: v for k, v in obj.items() if k not in ("seq", "t", "event")}
             return LifecycleRecord(seq, t, event, details)
-        stream = _STREAM_OF[obj["stream"]]  # not Stream(...): an Enum lookup by value runs Python code
+        stream = STREAM_OF[obj["stream"]]
         text = obj.get("text")
         data = text.encode("utf-8") if text is not None else base64.b64decode(obj["b64"], validate=True)
         return LineRecord(seq, t, stream, data, "unterminated" not in obj or not obj["unterminated"])

@@ -116,6 +116,16 @@ class CaptureReader:
             self._take(chunk, records)
         return records
 
+    def poll_slice(self, max_bytes: int) -> list[Record]:
+        """``poll``, reading on past ``max_bytes`` while only part of a longer record has come: a slice
+        has a record unless the file has no more."""
+        records = self.poll(max_bytes)
+        held = 0
+        while not records and self.held_bytes > held:
+            held = self.held_bytes
+            records = self.poll(max_bytes)
+        return records
+
     def feed(self, chunk: bytes) -> list[Record]:
         """The records ``chunk`` completes, for a caller that reads the bytes itself (a pipe)."""
         records: list[Record] = []

@@ -21,6 +21,10 @@ class Stream(enum.StrEnum):
         return {"c2s": "→", "s2c": "←", "err": "!"}[self.value]
 
 
+# Each stream by its name in a capture: not Stream(name), an Enum lookup by value that runs Python code.
+STREAM_OF = {stream.value: stream for stream in Stream}
+
+
 class Event(enum.Enum):
     """Things that happen to the processes rather than on the pipes."""
 

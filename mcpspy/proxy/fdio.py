@@ -110,6 +110,9 @@ def close_quietly(fd: int) -> None:
         pass
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when the thread that forked it ends
+
+
 def libc_function(name: str) -> Any:
     """A C library function from the symbols this process already has, or None where there is none.
 

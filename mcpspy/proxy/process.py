@@ -9,9 +9,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from mcpspy.proxy.fdio import libc_function
-
-PR_SET_PDEATHSIG = 1
+from mcpspy.proxy.fdio import PR_SET_PDEATHSIG, libc_function
 
 
 def _parent_death_hook(signal_death: bool) -> Callable[[], None] | None:

@@ -30,7 +30,6 @@ all the same, and it finishes within the same deadlines.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import select
 import signal
@@ -40,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from mcpspy.proxy.fdio import close_quietly, read_chunk
+from mcpspy.proxy.fdio import close_quietly, read_chunk, widen_pipe
 
 CHILD_MODULE = "mcpspy.proxy.sink_child"
 PIPE_SIZE = 1 << 20  # the feed pipe's buffer (Linux's default maximum for an unprivileged process)
@@ -81,8 +80,7 @@ class SinkProcess:
         self._warn = warn
         feed_r, self._feed = os.pipe()
         voice_r, voice_w = os.pipe()
-        with contextlib.suppress(OSError):  # a smaller pipe only means drops come sooner
-            fcntl.fcntl(self._feed, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        widen_pipe(self._feed, PIPE_SIZE)  # a smaller pipe only means drops come sooner
         os.set_blocking(self._feed, False)
         try:
             self.process = subprocess.Popen(

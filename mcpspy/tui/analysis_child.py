@@ -27,7 +27,6 @@ fails, what it had sent stands and the batch says why the rest is missing.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gc
 import marshal
 import os
@@ -64,8 +63,9 @@ from mcpspy.analysis.model import (
 from mcpspy.analysis.rule_ids import RuleId
 from mcpspy.analysis.rules.framing import classify_line
 from mcpspy.capture.reader import CaptureReader
-from mcpspy.capture.records import Event, LifecycleRecord, LineRecord, Record, Stream
+from mcpspy.capture.records import STREAM_OF, Event, LifecycleRecord, LineRecord, Record
 from mcpspy.replay_policy import Replay
+from mcpspy.tui.listed import read_now
 
 CHILD_AFTER = 1 << 20  # bytes of capture: below it one step of the worker reads it all (no fork is worth it)
 READ_SLICE = 1 << 20  # bytes the child reads, analyses and reports at a time
@@ -74,7 +74,6 @@ HEADER = struct.Struct("!I")  # a frame: its length, then its marshal'd tuple
 PIPE_SIZE = 1 << 20  # the child's pipe, when the kernel allows: a slice's frame fits whole
 REPLIES = (Kind.RESPONSE, Kind.ERROR_RESPONSE)
 PROTOCOL_KINDS = (Kind.REQUEST, Kind.NOTIFICATION, Kind.RESPONSE, Kind.ERROR_RESPONSE)
-_STREAMS = {stream.value: stream for stream in Stream}
 _KINDS = {kind.value: kind for kind in Kind}
 _STATES = {state.value: state for state in ExchangeState}
 _ERAS = {era.value: era for era in Era}
@@ -243,14 +242,7 @@ def _finding_row(index: int, f: Finding) -> tuple[Any, ...]:
 def read_slices(path: Path) -> Iterator[list[Record]]:
     """The capture's records, a slice at a time, as the worker reads them; its torn end last."""
     with CaptureReader(path) as reader:
-        while True:
-            records = reader.poll(READ_SLICE)
-            held = 0
-            while not records and reader.held_bytes > held:  # a line longer than a slice: read on
-                held = reader.held_bytes
-                records = reader.poll(READ_SLICE)
-            if not records:
-                break
+        while records := reader.poll_slice(READ_SLICE):
             yield records
         ending = reader.ending()  # a torn end, as the analysis' capture.torn-line
     if ending:
@@ -385,26 +377,26 @@ def _plain(record: Record) -> tuple[Any, ...]:
 def _record(plain: tuple[Any, ...]) -> Record:
     if len(plain) == 5:
         seq, t, stream, data, terminated = plain
-        return LineRecord(seq, t, _STREAMS[stream], data, terminated)
+        return LineRecord(seq, t, STREAM_OF[stream], data, terminated)
     seq, t, event, details = plain
     return LifecycleRecord(seq, t, _EVENTS[event], details)
 
 
 def _pipe() -> tuple[int, int]:
+    from mcpspy.proxy.fdio import widen_pipe  # here: ctypes is no part of the app's start
+
     read_end, write_end = os.pipe()
-    if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    widen_pipe(write_end, PIPE_SIZE)
     return read_end, write_end
 
 
 def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
-        from mcpspy.proxy.fdio import libc_function
+        from mcpspy.proxy.fdio import PR_SET_PDEATHSIG, libc_function
 
         prctl = libc_function("prctl")
         if prctl is not None:
-            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _framed(frame: tuple[Any, ...]) -> bytes:
@@ -616,7 +608,7 @@ class Mirror:
             return x
         x = Exchange(
             request_seq,
-            _STREAMS[stream],
+            STREAM_OF[stream],
             ident,
             method,
             sent_t,
@@ -645,7 +637,7 @@ class Mirror:
         finding = Finding(
             RULES[RuleId(rule)],
             seq,
-            _STREAMS[stream] if stream is not None else None,
+            STREAM_OF[stream] if stream is not None else None,
             sentence,
             related_seq,
             repeats,
@@ -659,8 +651,6 @@ class Mirror:
 
 def _rewrite(message: Message, rewritten: tuple[Any, ...]) -> None:
     """The first line of a pretty-printed message carries the whole message (rules/framing.py)."""
-    from mcpspy.tui.listed import read_now
-
     read_now(message)
     kind, payload, ident, method = rewritten
     message.kind = _KINDS[kind]

@@ -183,11 +183,7 @@ class CaptureFeed:
         """Read, list and analyse one slice; an empty Batch means nothing new (sleep before the next)."""
         batch = Batch()
         backlog = not self.reader.at_end  # more than this slice may be waiting: list it before analysing
-        records = self.reader.poll(READ_SLICE)
-        held = 0
-        while not records and self.reader.held_bytes > held:  # a line longer than a slice: read on
-            held = self.reader.held_bytes
-            records = self.reader.poll(READ_SLICE)
+        records = self.reader.poll_slice(READ_SLICE)
         if not self.opened and self.reader.header is not None:
             self.started_epoch = epoch_of(self.reader.header.started)
             batch.opened = self.opened = True
